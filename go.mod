@@ -1,12 +1,13 @@
 module github.com/agentwire/agentwire
 
-go 1.26.8
+go 1.26
+
+require github.com/spf13/cobra v1.10.2
 
 require (
 	github.com/go-json-experiment/json v1.27.2 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
-	github.com/spf13/cobra v1.10.2 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
 	golang.org/x/text v0.14.0 // indirect
 )

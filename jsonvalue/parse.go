@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -19,7 +20,12 @@ func Parse(data []byte, label string) (any, error) {
 	if label == "" {
 		label = DefaultLabel
 	}
-	p := parser{data: data, label: label}
+	p := scratchPool.Get().(*parser)
+	defer p.release()
+	p.data, p.label = data, label
+	// Strings without escapes are views of one private copy of the input: one allocation for
+	// all their bytes instead of one per string. The copy is never written after this.
+	p.owned = append([]byte(nil), data...)
 	p.skipWS()
 	v, err := p.value(1)
 	if err != nil {
@@ -55,16 +61,35 @@ func Valid(data []byte) bool {
 	return err == nil
 }
 
+// scratchPool recycles parsers so the scratch stacks are allocated once, not per document.
+var scratchPool = sync.Pool{New: func() any {
+	return &parser{stack: make([]segment, 0, 16), members: make([]Member, 0, 64), elems: make([]any, 0, 64)}
+}}
+
+func (p *parser) release() {
+	clear(p.members) // non-empty only after a fault mid-document
+	clear(p.elems)
+	p.data, p.owned, p.label, p.pos = nil, nil, "", 0
+	p.stack, p.members, p.elems = p.stack[:0], p.members[:0], p.elems[:0]
+	if cap(p.members) > 1<<12 || cap(p.elems) > 1<<12 {
+		return // do not keep huge scratch stacks alive
+	}
+	scratchPool.Put(p)
+}
+
 type segment struct {
 	name  string
 	index int // -1 for a member segment
 }
 
 type parser struct {
-	data  []byte
-	pos   int
-	label string
-	stack []segment
+	data    []byte
+	owned   []byte // immutable copy of data backing escape-free strings (nil: allocate each)
+	pos     int
+	label   string
+	stack   []segment
+	members []Member // scratch stack of the members of the open objects
+	elems   []any    // scratch stack of the elements of the open arrays
 }
 
 // path renders the label followed by the current segments; only called on error.
@@ -153,12 +178,13 @@ func (p *parser) literal(word string) error {
 
 func (p *parser) object(depth int) (any, error) {
 	p.pos++ // '{'
-	o := &Object{}
 	p.skipWS()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
-		return o, nil
+		return &Object{}, nil
 	}
+	start := len(p.members)
+	var names map[string]struct{} // duplicate check for large objects
 	for {
 		if p.pos >= len(p.data) {
 			return nil, p.syntax(len(p.data))
@@ -170,7 +196,7 @@ func (p *parser) object(depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if o.lookup(name) >= 0 {
+		if p.duplicate(start, name, &names) {
 			return nil, newError(p.path(), " contains duplicate member name "+string(appendQuoted(nil, name))+".")
 		}
 		p.skipWS()
@@ -188,7 +214,7 @@ func (p *parser) object(depth int) (any, error) {
 			return nil, err
 		}
 		p.stack = p.stack[:len(p.stack)-1]
-		o.appendMember(name, v)
+		p.members = append(p.members, Member{Name: name, Value: v})
 		p.skipWS()
 		if p.pos >= len(p.data) {
 			return nil, p.syntax(len(p.data))
@@ -199,6 +225,15 @@ func (p *parser) object(depth int) (any, error) {
 			p.skipWS()
 		case '}':
 			p.pos++
+			o := &Object{members: append([]Member(nil), p.members[start:]...)}
+			clear(p.members[start:])
+			p.members = p.members[:start]
+			if len(o.members) > indexThreshold {
+				o.index = make(map[string]int, len(o.members))
+				for i, m := range o.members {
+					o.index[m.Name] = i
+				}
+			}
 			return o, nil
 		default:
 			return nil, p.syntax(p.pos)
@@ -206,23 +241,49 @@ func (p *parser) object(depth int) (any, error) {
 	}
 }
 
+// duplicate reports whether name is already a member of the object whose members start at
+// p.members[start]; large objects switch to a set.
+func (p *parser) duplicate(start int, name string, names *map[string]struct{}) bool {
+	open := p.members[start:]
+	if *names == nil {
+		for i := range open {
+			if open[i].Name == name {
+				return true
+			}
+		}
+		if len(open) >= indexThreshold {
+			*names = make(map[string]struct{}, 2*len(open))
+			for i := range open {
+				(*names)[open[i].Name] = struct{}{}
+			}
+			(*names)[name] = struct{}{}
+		}
+		return false
+	}
+	if _, ok := (*names)[name]; ok {
+		return true
+	}
+	(*names)[name] = struct{}{}
+	return false
+}
+
 func (p *parser) array(depth int) (any, error) {
 	p.pos++ // '['
-	arr := []any{}
 	p.skipWS()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
-		return arr, nil
+		return []any{}, nil
 	}
+	start := len(p.elems)
 	p.stack = append(p.stack, segment{index: 0})
 	top := len(p.stack) - 1
 	for {
-		p.stack[top].index = len(arr)
+		p.stack[top].index = len(p.elems) - start
 		v, err := p.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
-		arr = append(arr, v)
+		p.elems = append(p.elems, v)
 		p.skipWS()
 		if p.pos >= len(p.data) {
 			return nil, p.syntax(len(p.data))
@@ -234,6 +295,9 @@ func (p *parser) array(depth int) (any, error) {
 		case ']':
 			p.pos++
 			p.stack = p.stack[:top]
+			arr := append([]any(nil), p.elems[start:]...)
+			clear(p.elems[start:])
+			p.elems = p.elems[:start]
 			return arr, nil
 		default:
 			return nil, p.syntax(p.pos)
@@ -253,7 +317,12 @@ func (p *parser) str(isName bool) (string, error) {
 		c := p.data[p.pos]
 		switch {
 		case c == '"':
-			s := string(p.data[start:p.pos])
+			var s string
+			if p.owned != nil {
+				s = unsafe.String(&p.owned[start], p.pos-start) // start < len(owned): it holds the quote
+			} else {
+				s = string(p.data[start:p.pos])
+			}
 			p.pos++
 			return s, nil
 		case c == '\\':
