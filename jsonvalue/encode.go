@@ -172,36 +172,45 @@ func AppendCanonical(dst []byte, v any) []byte {
 			return append(dst, "null"...)
 		}
 		dst = append(dst, '{')
-		for i, m := range sortedMembers(x.members) {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendQuoted(dst, m.Name)
-			dst = append(dst, ':')
-			dst = AppendCanonical(dst, m.Value)
-		}
+		dst = appendSortedMembers(dst, x.members)
 		return append(dst, '}')
 	default:
 		return AppendEncoded(dst, v)
 	}
 }
 
-// sortedMembers returns the members ordered by UTF-16 code units of their names; the input is
-// returned as-is when already sorted (the common case for canonical input).
-func sortedMembers(ms []Member) []Member {
-	sorted := true
-	for i := 1; i < len(ms); i++ {
-		if CompareUTF16(ms[i-1].Name, ms[i].Name) > 0 {
-			sorted = false
-			break
+// appendSortedMembers appends the canonical members of o, ordered by the UTF-16 code units of
+// their names. Small objects sort an on-stack index array instead of copying members.
+func appendSortedMembers(dst []byte, ms []Member) []byte {
+	var small [16]int
+	var idx []int
+	if len(ms) <= len(small) {
+		idx = small[:len(ms)]
+	} else {
+		idx = make([]int, len(ms))
+	}
+	for i := range idx {
+		idx[i] = i
+	}
+	if len(idx) > 32 {
+		slices.SortFunc(idx, func(a, b int) int { return CompareUTF16(ms[a].Name, ms[b].Name) })
+	} else {
+		// Insertion sort: member lists are short and often nearly sorted.
+		for i := 1; i < len(idx); i++ {
+			for j := i; j > 0 && CompareUTF16(ms[idx[j-1]].Name, ms[idx[j]].Name) > 0; j-- {
+				idx[j-1], idx[j] = idx[j], idx[j-1]
+			}
 		}
 	}
-	if sorted {
-		return ms
+	for i, k := range idx {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendQuoted(dst, ms[k].Name)
+		dst = append(dst, ':')
+		dst = AppendCanonical(dst, ms[k].Value)
 	}
-	out := slices.Clone(ms)
-	slices.SortFunc(out, func(a, b Member) int { return CompareUTF16(a.Name, b.Name) })
-	return out
+	return dst
 }
 
 // CompareUTF16 compares two valid UTF-8 strings by their UTF-16 code units (the RFC 8785 member

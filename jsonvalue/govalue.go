@@ -1,6 +1,7 @@
 package jsonvalue
 
 import (
+	"errors"
 	"encoding/json"
 	"math"
 	"reflect"
@@ -32,12 +33,9 @@ func AssertValue(v any, label string) error {
 // IsObject reports whether v is a JSON object: a non-nil map[string]any or Object (after
 // resolving a JSONValuer).
 func IsObject(v any) bool {
-	if jv, ok := v.(JSONValuer); ok {
-		r, err := jv.JSONValue()
-		if err != nil {
-			return false
-		}
-		v = r
+	v, err := resolveValuer(v)
+	if err != nil {
+		return false
 	}
 	switch x := v.(type) {
 	case map[string]any:
@@ -80,6 +78,31 @@ func CloneSchema(v any, label string) (any, error) {
 		return nil, newError(label, SuffixNotSchema)
 	}
 	return CloneValue(v, label)
+}
+
+// maxValuerChain bounds how many JSONValuers may stand for one another in a row: a valuer that
+// returns itself would otherwise never end.
+const maxValuerChain = MaxDepth
+
+var errValuerChain = errors.New("jsonvalue: JSONValuer chain too long")
+
+// resolveValuer replaces a JSONValuer by its value, repeatedly, so every entry point sees the
+// same resolved value.
+func resolveValuer(v any) (any, error) {
+	for i := 0; ; i++ {
+		jv, ok := v.(JSONValuer)
+		if !ok {
+			return v, nil
+		}
+		if i == maxValuerChain {
+			return nil, errValuerChain
+		}
+		r, err := jv.JSONValue()
+		if err != nil {
+			return nil, err
+		}
+		v = r
+	}
 }
 
 type walker struct {
@@ -128,7 +151,7 @@ func (w *walker) walk(v any, path string, depth int) (any, error) {
 		}
 		return x, nil
 	case JSONValuer:
-		r, err := x.JSONValue()
+		r, err := resolveValuer(x)
 		if err != nil {
 			return nil, newError(path, SuffixNotSerializable)
 		}
@@ -227,7 +250,13 @@ func (w *walker) mapObject(x map[string]any, path string, depth int) (any, error
 }
 
 func (w *walker) object(x *Object, path string, depth int) (any, error) {
-	if err := w.enter(identity{uintptr(unsafe.Pointer(x)), -2}, path, depth); err != nil {
+	// The members' backing array identifies the object, so an Object passed by value and a
+	// *Object sharing its members are the same container for the cycle check.
+	var id identity
+	if len(x.members) > 0 {
+		id = identity{uintptr(unsafe.Pointer(&x.members[0])), -2}
+	}
+	if err := w.enter(id, path, depth); err != nil {
 		return nil, err
 	}
 	defer w.leave()

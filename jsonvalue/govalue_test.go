@@ -140,3 +140,32 @@ func TestObjectSchemaHelpers(t *testing.T) {
 		t.Fatal("IsObject")
 	}
 }
+
+type selfValuer struct{}
+
+func (selfValuer) JSONValue() (any, error) { return selfValuer{}, nil }
+
+func TestValuerChains(t *testing.T) {
+	if _, err := CloneValue([]any{selfValuer{}}, ""); err == nil || err.Error() != "value[0] is not JSON-serializable." {
+		t.Fatalf("self-returning valuer: %v", err)
+	}
+	nested := valuer{v: valuer{v: map[string]any{"a": 1}}}
+	if !IsObject(nested) {
+		t.Fatal("IsObject must resolve valuer chains like CloneValue")
+	}
+	if _, err := CloneObject(nested, ""); err != nil {
+		t.Fatal(err)
+	}
+	if IsObject(selfValuer{}) {
+		t.Fatal("endless valuer is not an object")
+	}
+}
+
+func TestObjectValueCycle(t *testing.T) {
+	o := NewObject(1)
+	o.Set("x", nil)
+	o.Set("x", *o) // a value copy sharing o's members
+	if _, err := CloneValue(o, ""); err == nil || err.Error() != "value.x contains a circular reference." {
+		t.Fatalf("got %v", err)
+	}
+}
