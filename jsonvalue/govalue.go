@@ -1,8 +1,8 @@
 package jsonvalue
 
 import (
-	"errors"
 	"encoding/json"
+	"errors"
 	"math"
 	"reflect"
 	"slices"
