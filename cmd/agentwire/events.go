@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentwire/agentwire/events"
+	"github.com/agentwire/agentwire/events/synth"
+	"github.com/agentwire/agentwire/jsonvalue"
+)
+
+func init() { register(newEventsCmd) }
+
+func newEventsCmd() *cobra.Command {
+	cmd := groupCmd("events", "AgentDock run events (protocol 1): validate, reduce, synthesize")
+	cmd.AddCommand(newEventsValidateCmd(), newEventsReduceCmd(), newEventsSynthCmd())
+	return cmd
+}
+
+// progress prints a running count on stderr when stderr is a terminal (cli.md: never otherwise).
+type progress struct {
+	enabled bool
+	cmd     *cobra.Command
+	verb    string
+}
+
+func newProgress(cmd *cobra.Command, verb string) *progress {
+	return &progress{enabled: isTerminal(cmd.ErrOrStderr()), cmd: cmd, verb: verb}
+}
+
+func (p *progress) tick(n int) {
+	if p.enabled && n%50000 == 0 {
+		fmt.Fprintf(p.cmd.ErrOrStderr(), "\r%s %d lines", p.verb, n)
+	}
+}
+
+func (p *progress) done() {
+	if p.enabled {
+		fmt.Fprint(p.cmd.ErrOrStderr(), "\r\033[K")
+	}
+}
+
+func newEventsValidateCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate [FILE|-]",
+		Short: "Validate each non-blank NDJSON line as one event; prints `line N: <message>` per invalid line",
+		Args:  maxArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in, err := openInput(cmd, args)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			out := bufio.NewWriter(cmd.OutOrStdout())
+			defer out.Flush()
+			prog := newProgress(cmd, "validated")
+			defer prog.done()
+			invalid := 0
+			err = forEachLine(in, func(n int, line []byte) error {
+				prog.tick(n)
+				if _, err := events.ParseEvent(line); err != nil {
+					invalid++
+					fmt.Fprintf(out, "line %d: %s\n", n, err.Error())
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if invalid > 0 {
+				return errRefused
+			}
+			return nil
+		},
+	}
+}
+
+func newEventsReduceCmd() *cobra.Command {
+	var compact bool
+	cmd := &cobra.Command{
+		Use:   "reduce [FILE|-]",
+		Short: "Apply the NDJSON events in order with the reducer and print the final snapshot",
+		Args:  maxArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in, err := openInput(cmd, args)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			prog := newProgress(cmd, "reduced")
+			state := events.NewReducerState()
+			err = forEachLine(in, func(n int, line []byte) error {
+				prog.tick(n)
+				ev, err := events.ParseEvent(line)
+				if err == nil {
+					state, err = events.Reduce(state, ev)
+				}
+				if err != nil {
+					prog.done()
+					fmt.Fprintf(cmd.ErrOrStderr(), "line %d: %s\n", n, err.Error())
+					return errRefused
+				}
+				return nil
+			})
+			prog.done()
+			if err != nil {
+				return err
+			}
+			snap, err := state.MarshalJSON()
+			if err != nil {
+				return err
+			}
+			if !compact {
+				v, err := jsonvalue.Parse(snap, "Agent reducer state")
+				if err != nil {
+					return err
+				}
+				snap = jsonvalue.AppendIndented(nil, v, "  ", 0)
+			}
+			snap = append(snap, '\n')
+			_, err = cmd.OutOrStdout().Write(snap)
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&compact, "compact", false, "print the snapshot on one line")
+	return cmd
+}
+
+func newEventsSynthCmd() *cobra.Command {
+	var (
+		n     int
+		seed  int64
+		runID string
+	)
+	cmd := &cobra.Command{
+		Use:   "synth --events N [--seed S] [--run-id ID]",
+		Short: "Write a deterministic, valid NDJSON run of exactly N events (N >= 2)",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("events") {
+				return usageError("events synth needs --events N")
+			}
+			if n < 2 {
+				return usageError("--events must be at least 2, got %d", n)
+			}
+			if runID == "" {
+				runID = synth.DefaultRunID(seed)
+			}
+			out := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
+			if err := synth.Generate(out, n, seed, runID); err != nil {
+				return err
+			}
+			return out.Flush()
+		},
+	}
+	cmd.Flags().IntVar(&n, "events", 0, "number of events (at least 2)")
+	cmd.Flags().Int64Var(&seed, "seed", 1, "random seed")
+	cmd.Flags().StringVar(&runID, "run-id", "", "run id (default run-<seed>)")
+	return cmd
+}

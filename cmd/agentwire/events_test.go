@@ -1,0 +1,105 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const (
+	evStart = `{"type":"run.started","protocolVersion":1,"eventId":"r:1","runId":"r","sessionId":"s","phaseId":"p","logicalSequence":1,"sequence":1,"timestamp":"t"}`
+	evMsg   = `{"type":"message.started","messageId":"m","role":"assistant","protocolVersion":1,"eventId":"r:2","runId":"r","sessionId":"s","phaseId":"p","logicalSequence":2,"sequence":2,"timestamp":"t"}`
+	evDelta = `{"type":"message.part.delta","messageId":"m","part":{"type":"text","text":"Hello"},"protocolVersion":1,"eventId":"r:3","runId":"r","sessionId":"s","phaseId":"p","logicalSequence":3,"sequence":3,"timestamp":"t"}`
+	evDone  = `{"type":"run.completed","finishReason":"stop","content":[],"protocolVersion":1,"eventId":"r:4","runId":"r","sessionId":"s","phaseId":"p","logicalSequence":4,"sequence":4,"timestamp":"t"}`
+)
+
+func TestEventsValidate(t *testing.T) {
+	in := evStart + "\n\n  \n" + `{"protocolVersion":2}` + "\n" + evMsg + "\r\n" + `{"a":1,"a":2}` + "\n[]"
+	code, out, errs := runCLI(t, in, "events", "validate")
+	if code != 1 || errs != "" {
+		t.Fatalf("exit %d stderr %q", code, errs)
+	}
+	want := "line 4: Unsupported Agent event protocol version: 2.\n" +
+		"line 6: Agent event contains duplicate member name \"a\".\n" +
+		"line 7: Agent event must be a JSON object.\n"
+	if out != want {
+		t.Fatalf("got\n%s\nwant\n%s", out, want)
+	}
+	if code, out, _ := runCLI(t, evStart+"\n"+evMsg+"\n", "events", "validate", "-"); code != 0 || out != "" {
+		t.Fatalf("valid input: exit %d out %q", code, out)
+	}
+	if code, _, errs := runCLI(t, "", "events", "validate", filepath.Join(t.TempDir(), "missing")); code != 2 || !strings.HasPrefix(errs, "agentwire: ") {
+		t.Fatalf("missing file: exit %d stderr %q", code, errs)
+	}
+}
+
+func TestEventsReduce(t *testing.T) {
+	run := strings.Join([]string{evStart, evMsg, evDelta, evDone}, "\n") + "\n"
+	code, out, errs := runCLI(t, run, "events", "reduce", "--compact")
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d stderr %q", code, errs)
+	}
+	if !strings.HasSuffix(out, "}\n") || strings.Count(out, "\n") != 1 ||
+		!strings.Contains(out, `"status":"completed"`) || !strings.Contains(out, `"content":[{"type":"text","text":"Hello"}]`) {
+		t.Fatalf("compact snapshot: %s", out)
+	}
+	code, out, _ = runCLI(t, run, "events", "reduce")
+	if code != 0 || !strings.HasPrefix(out, "{\n  \"protocolVersion\": 1,\n  \"runId\": \"r\",") || !strings.HasSuffix(out, "}\n") {
+		t.Fatalf("indented snapshot: exit %d\n%s", code, out)
+	}
+	// Empty input: the initial state.
+	code, out, _ = runCLI(t, "", "events", "reduce", "--compact")
+	if code != 0 || !strings.HasPrefix(out, `{"protocolVersion":null,"runId":null,"sessionId":null,"status":"idle","messages":[]`) {
+		t.Fatalf("empty input: exit %d %s", code, out)
+	}
+	// The first refusal: stderr names the physical line, nothing on stdout.
+	bad := evStart + "\n\n" + evDelta + "\n" + evMsg + "\n"
+	code, out, errs = runCLI(t, bad, "events", "reduce")
+	if code != 1 || out != "" || errs != "line 3: Message delta has no started message.\n" {
+		t.Fatalf("refusal: exit %d out %q stderr %q", code, out, errs)
+	}
+	code, out, errs = runCLI(t, evStart+"\n{", "events", "reduce")
+	if code != 1 || out != "" || errs != "line 2: Agent event is not valid JSON text at byte offset 1.\n" {
+		t.Fatalf("parse fault: exit %d out %q stderr %q", code, out, errs)
+	}
+}
+
+func TestEventsReduceExampleRun(t *testing.T) {
+	want, err := os.ReadFile("../../conformance/events/example-run.state.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "", "events", "reduce", "../../conformance/events/example-run.ndjson")
+	if code != 0 || out != string(want) {
+		t.Fatalf("exit %d stderr %q; output differs from example-run.state.json:\n%s", code, errs, out)
+	}
+}
+
+func TestEventsSynth(t *testing.T) {
+	code, a, _ := runCLI(t, "", "events", "synth", "--events", "500", "--seed", "9")
+	_, b, _ := runCLI(t, "", "events", "synth", "--events", "500", "--seed", "9")
+	_, c, _ := runCLI(t, "", "events", "synth", "--events", "500", "--seed", "10")
+	if code != 0 || a != b || a == c || strings.Count(a, "\n") != 500 {
+		t.Fatalf("synth not deterministic or wrong length (exit %d, %d lines)", code, strings.Count(a, "\n"))
+	}
+	if !strings.Contains(a, `"runId":"run-9"`) {
+		t.Fatal("default run id must be run-<seed>")
+	}
+	if code, out, errs := runCLI(t, a, "events", "reduce", "--compact"); code != 0 || !strings.Contains(out, `"status":"completed"`) {
+		t.Fatalf("synth output does not reduce: exit %d %s", code, errs)
+	}
+	_, two, _ := runCLI(t, "", "events", "synth", "--events", "2", "--run-id", "x")
+	lines := strings.Split(strings.TrimSuffix(two, "\n"), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"run.started"`) || !strings.Contains(lines[1], `"run.completed"`) || !strings.Contains(lines[0], `"runId":"x"`) {
+		t.Fatalf("synth 2: %q", two)
+	}
+	for _, args := range [][]string{
+		{"events", "synth"}, {"events", "synth", "--events", "1"}, {"events", "synth", "--events", "x"},
+		{"events", "synth", "--events", "3", "extra"},
+	} {
+		if code, _, errs := runCLI(t, "", args...); code != 2 || !strings.HasPrefix(errs, "agentwire: ") {
+			t.Errorf("%v: exit %d stderr %q", args, code, errs)
+		}
+	}
+}

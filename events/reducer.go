@@ -1,0 +1,395 @@
+package events
+
+import (
+	"github.com/agentwire/agentwire/jsonvalue"
+)
+
+// Reducer refusal messages (events.md §8.3 steps 3–10 and §8.4), exact.
+const (
+	msgIDReused          = "Agent event ID was reused for different event data."
+	msgAfterTerminal     = "Agent event cannot be applied after the run is terminal."
+	msgMustBeginStarted  = "Agent event stream must begin with run.started."
+	msgRunIDMismatch     = "Agent event run ID does not match reducer state."
+	msgProtocolMismatch  = "Agent event protocol version does not match reducer state."
+	msgSessionMismatch   = "Agent event session ID does not match reducer state."
+	msgLogicalSequence   = "Agent event logical sequence must increase monotonically."
+	msgSequence          = "Agent event sequence must increase within a phase."
+	msgRunStart          = "Run can only start from idle or waiting state."
+	msgDeltaNoMessage    = "Message delta has no started message."
+	msgToolCallReused    = "Tool call ID was reused for different tool data."
+	msgProgressNoCall    = "Tool progress has no known tool call."
+	msgResultNoCall      = "Tool result has no known tool call."
+	msgErrorNoCall       = "Tool error has no known tool call."
+	msgInterruptPending  = "An interrupt is already pending."
+	msgInterruptMismatch = "Interrupt resolution does not match the pending interrupt."
+	msgEventNotObject    = "Agent event must be a JSON object."
+)
+
+func refuse(msg string) error { return &ReduceError{Message: msg} }
+
+// Reduce applies one validated event to s (events.md §8.3–§8.4) and returns the next state.
+//
+// It is pure and atomic: s is never changed, and on a refusal Reduce returns s itself with a
+// *ReduceError (or, for the zero Event, a *JSONValidationError `Agent event must be a JSON
+// object.`). An exact duplicate of an applied event (same eventId, same fingerprint) returns s
+// and no error, in every status. Concurrent calls, on the same s or on related states, are
+// safe. Along a chain of states each call costs amortised O(size of e) (§8.5).
+func Reduce(s ReducerState, e Event) (ReducerState, error) {
+	if !e.Valid() {
+		return s, &JSONValidationError{Path: "Agent event", Message: msgEventNotObject}
+	}
+	cur := s.get()
+	meta := cur.meta
+
+	// 3. Duplicate check by canonical fingerprint.
+	idHash := keyHash(e.eventID)
+	if i := find(cur.index, kindEvent, e.eventID, idHash, cur.events, eventKey); i >= 0 {
+		if cur.events.Get(i).fp == e.fingerprint {
+			return s, nil
+		}
+		return s, refuse(msgIDReused)
+	}
+	// 4–10. Ordering and identity.
+	switch {
+	case cur.status.IsTerminal():
+		return s, refuse(msgAfterTerminal)
+	case cur.status == StatusIdle && e.typ != EventRunStarted:
+		return s, refuse(msgMustBeginStarted)
+	case meta.runID.ok && meta.runID.s != e.runID:
+		return s, refuse(msgRunIDMismatch)
+	case meta.hasProtocolVersion && meta.protocolVersion != ProtocolVersion:
+		return s, refuse(msgProtocolMismatch)
+	case meta.sessionID.ok && meta.sessionID.s != e.sessionID:
+		return s, refuse(msgSessionMismatch)
+	case float64(e.logicalSequence) <= cur.lastLogicalSequence:
+		return s, refuse(msgLogicalSequence)
+	case meta.lastPhaseID.ok && meta.lastPhaseID.s == e.phaseID && float64(e.sequence) <= cur.lastSequence:
+		return s, refuse(msgSequence)
+	}
+
+	// 11–12. The type rule runs on a copy of the state; every check it makes is a lookup that
+	// precedes its writes, and the only shared writes (vector slots, index hints) are invisible
+	// to every other state, so a refusal leaves no trace.
+	b := builder{st: new(state)}
+	*b.st = *cur
+	if b.st.index == nil {
+		b.st.index = newKeyIndex()
+	}
+	if err := b.apply(cur, e); err != nil {
+		return s, err
+	}
+	next := b.st
+	if !meta.hasProtocolVersion || !meta.runID.ok || !meta.sessionID.ok || !meta.lastPhaseID.ok || meta.lastPhaseID.s != e.phaseID {
+		m := b.meta()
+		m.protocolVersion, m.hasProtocolVersion = ProtocolVersion, true
+		m.runID = someString(e.runID)
+		m.sessionID = someString(e.sessionID)
+		m.lastPhaseID = someString(e.phaseID)
+	}
+	next.lastSequence = float64(e.sequence)
+	next.lastLogicalSequence = float64(e.logicalSequence)
+	next.index.record(kindEvent, idHash, cur.events.Len())
+	next.events = cur.events.Append(eventEntry{id: e.eventID, fp: e.fingerprint})
+	return ReducerState{st: next}, nil
+}
+
+// ReduceAll folds events from [NewReducerState]. On the first refusal it returns the initial
+// state and that error, unwrapped: like AgentDock's fold it exposes no partial state (apply
+// Reduce event by event to keep the last good state).
+func ReduceAll(events []Event) (ReducerState, error) {
+	s := NewReducerState()
+	for _, e := range events {
+		var err error
+		if s, err = Reduce(s, e); err != nil {
+			return NewReducerState(), err
+		}
+	}
+	return s, nil
+}
+
+// builder is the next state under construction; meta and tools are copied on first write.
+type builder struct {
+	st                    *state
+	metaOwned, toolsOwned bool
+}
+
+func (b *builder) meta() *stateMeta {
+	if !b.metaOwned {
+		m := *b.st.meta
+		b.st.meta = &m
+		b.metaOwned = true
+	}
+	return b.st.meta
+}
+
+func (b *builder) tools() *stateTools {
+	if !b.toolsOwned {
+		t := *b.st.tools
+		b.st.tools = &t
+		b.toolsOwned = true
+	}
+	return b.st.tools
+}
+
+// apply performs the type rule of e (events.md §8.4); cur is the state e is applied to.
+func (b *builder) apply(cur *state, e Event) error {
+	switch p := e.payload.(type) {
+	case RunStarted, *RunStarted:
+		if cur.status != StatusIdle && cur.status != StatusWaiting {
+			return refuse(msgRunStart)
+		}
+		b.st.status = StatusRunning
+
+	case MessageStarted:
+		b.upsertMessage(p.MessageID, p.Role, vec[*Object]{})
+	case *MessageStarted:
+		b.upsertMessage(p.MessageID, p.Role, vec[*Object]{})
+
+	case MessagePartDelta:
+		return b.appendPart(p.MessageID, p.Part)
+	case *MessagePartDelta:
+		return b.appendPart(p.MessageID, p.Part)
+
+	case MessageCompleted:
+		b.upsertMessage(p.MessageID, p.Role, contentVec(p.RawContent, p.Content))
+	case *MessageCompleted:
+		b.upsertMessage(p.MessageID, p.Role, contentVec(p.RawContent, p.Content))
+
+	case ToolCalled:
+		return b.addToolCall(p.ToolCall)
+	case *ToolCalled:
+		return b.addToolCall(p.ToolCall)
+
+	case ToolProgress:
+		return b.upsertProgress(p.ToolCallID, p.RawContent, p.Content)
+	case *ToolProgress:
+		return b.upsertProgress(p.ToolCallID, p.RawContent, p.Content)
+
+	case ToolCompleted:
+		return b.upsertOutcome(false, p.Result.ToolCallID, p.Result.Raw)
+	case *ToolCompleted:
+		return b.upsertOutcome(false, p.Result.ToolCallID, p.Result.Raw)
+
+	case ToolFailed:
+		return b.upsertOutcome(true, p.Error.ToolCallID, p.Error.Raw)
+	case *ToolFailed:
+		return b.upsertOutcome(true, p.Error.ToolCallID, p.Error.Raw)
+
+	case InterruptRequired:
+		return b.requireInterrupt(p.Interrupt)
+	case *InterruptRequired:
+		return b.requireInterrupt(p.Interrupt)
+
+	case InterruptResolved:
+		return b.resolveInterrupt(p.InterruptID, p.Decisions)
+	case *InterruptResolved:
+		return b.resolveInterrupt(p.InterruptID, p.Decisions)
+
+	case UsageUpdated:
+		b.meta().usage = p.Usage.Raw
+	case *UsageUpdated:
+		b.meta().usage = p.Usage.Raw
+
+	case RunCompleted:
+		b.complete(p.FinishReason, p.Usage, p.Limit)
+	case *RunCompleted:
+		b.complete(p.FinishReason, p.Usage, p.Limit)
+
+	case RunFailed:
+		b.fail(p.Code, p.Limit)
+	case *RunFailed:
+		b.fail(p.Code, p.Limit)
+
+	case RunCancelled:
+		b.cancel(p.Reason, p.Limit)
+	case *RunCancelled:
+		b.cancel(p.Reason, p.Limit)
+
+	default:
+		// Unreachable for an Event built by ParseEvent/CloneEvent.
+		return &JSONValidationError{Path: "Agent event", Message: msgEventNotObject}
+	}
+	return nil
+}
+
+// contentVec builds a message's content list from a validated content array.
+func contentVec(raw []any, parts []ContentPart) vec[*Object] {
+	var v vec[*Object]
+	if raw != nil {
+		for _, x := range raw {
+			v = v.Append(x.(*Object))
+		}
+		return v
+	}
+	for _, p := range parts {
+		v = v.Append(p.Raw)
+	}
+	return v
+}
+
+// upsertMessage replaces the entry of id in place (content and role) or appends a new one.
+func (b *builder) upsertMessage(id string, role Role, content vec[*Object]) {
+	st := b.st
+	m := stateMessage{id: id, role: role, content: content}
+	h := keyHash(id)
+	i := find(st.index, kindMessage, id, h, st.messages, messageKey)
+	switch {
+	case i < 0:
+		st.index.record(kindMessage, h, st.messages.Len())
+		st.messages = st.messages.Append(&m)
+	case i == st.hotIdx:
+		st.hot = m
+	default:
+		st.messages = st.messages.Set(i, &m)
+	}
+}
+
+// appendPart appends a delta's part to its message (started or completed); adjacent text is
+// not merged. The message becomes the hot one, so a run of deltas on it costs O(1) each.
+func (b *builder) appendPart(id string, part ContentPart) error {
+	st := b.st
+	i := st.findMessage(id)
+	if i < 0 {
+		return refuse(msgDeltaNoMessage)
+	}
+	if i != st.hotIdx {
+		if st.hotIdx >= 0 {
+			flushed := st.hot
+			st.messages = st.messages.Set(st.hotIdx, &flushed)
+		}
+		st.hot = *st.messages.Get(i)
+		st.hotIdx = i
+	}
+	st.hot.content = st.hot.content.Append(part.Raw)
+	return nil
+}
+
+// addToolCall appends a new call; a known toolCallId must carry the same record (canonical
+// comparison through the stored fingerprint) and then changes nothing.
+func (b *builder) addToolCall(rec ToolCallRecord) error {
+	fp := jsonvalue.FingerprintOf(rec.Raw)
+	calls := b.st.tools.calls
+	h := keyHash(rec.ToolCallID)
+	if i := find(b.st.index, kindToolCall, rec.ToolCallID, h, calls, recordKey); i >= 0 {
+		if calls.Get(i).fp != fp {
+			return refuse(msgToolCallReused)
+		}
+		return nil
+	}
+	b.st.index.record(kindToolCall, h, calls.Len())
+	b.tools().calls = calls.Append(&keyedRecord{id: rec.ToolCallID, raw: rec.Raw, fp: fp})
+	return nil
+}
+
+func (b *builder) knownCall(id string) bool {
+	return find(b.st.index, kindToolCall, id, keyHash(id), b.st.tools.calls, recordKey) >= 0
+}
+
+// upsertProgress stores the latest progress content of a known call.
+func (b *builder) upsertProgress(id string, raw []any, parts []ContentPart) error {
+	if !b.knownCall(id) {
+		return refuse(msgProgressNoCall)
+	}
+	if raw == nil {
+		raw = make([]any, len(parts))
+		for i, p := range parts {
+			raw[i] = p.Raw
+		}
+	}
+	p := &stateProgress{id: id, content: raw}
+	list := b.st.tools.progress
+	h := keyHash(id)
+	if i := find(b.st.index, kindProgress, id, h, list, progressKey); i >= 0 {
+		b.tools().progress = list.Set(i, p)
+		return nil
+	}
+	b.st.index.record(kindProgress, h, list.Len())
+	b.tools().progress = list.Append(p)
+	return nil
+}
+
+// upsertOutcome stores a result (toolResults) or error (toolErrors) record of a known call by
+// toolCallId.
+func (b *builder) upsertOutcome(isError bool, id string, raw *Object) error {
+	kind, list, msgNoCall := kindResult, b.st.tools.results, msgResultNoCall
+	if isError {
+		kind, list, msgNoCall = kindError, b.st.tools.errors, msgErrorNoCall
+	}
+	if !b.knownCall(id) {
+		return refuse(msgNoCall)
+	}
+	r := &keyedRecord{id: id, raw: raw}
+	h := keyHash(id)
+	if i := find(b.st.index, kind, id, h, list, recordKey); i >= 0 {
+		list = list.Set(i, r)
+	} else {
+		b.st.index.record(kind, h, list.Len())
+		list = list.Append(r)
+	}
+	if isError {
+		b.tools().errors = list
+	} else {
+		b.tools().results = list
+	}
+	return nil
+}
+
+func (b *builder) requireInterrupt(in Interrupt) error {
+	if b.st.meta.interrupt != nil {
+		return refuse(msgInterruptPending)
+	}
+	m := b.meta()
+	m.interrupt = in.Raw
+	m.interruptID = in.InterruptID
+	m.resolution = nil
+	b.st.status = StatusWaiting
+	return nil
+}
+
+func (b *builder) resolveInterrupt(id string, decisions []any) error {
+	if b.st.meta.interrupt == nil || b.st.meta.interruptID != id {
+		return refuse(msgInterruptMismatch)
+	}
+	m := b.meta()
+	m.interrupt = nil
+	m.interruptID = ""
+	if decisions == nil {
+		decisions = []any{}
+	}
+	m.resolution = &resolution{interruptID: id, decisions: decisions}
+	b.st.status = StatusRunning
+	return nil
+}
+
+func (b *builder) complete(finishReason string, usage *Usage, limit *LimitInfo) {
+	b.st.status = StatusCompleted
+	m := b.meta()
+	m.finishReason = someString(finishReason)
+	if usage != nil {
+		m.usage = usage.Raw
+	}
+	if limit != nil {
+		m.limit = limit.Raw
+	}
+}
+
+func (b *builder) fail(code string, limit *LimitInfo) {
+	b.st.status = StatusFailed
+	m := b.meta()
+	m.errorCode = someString(code)
+	if limit != nil {
+		m.limit = limit.Raw
+	}
+}
+
+func (b *builder) cancel(reason *string, limit *LimitInfo) {
+	b.st.status = StatusCancelled
+	m := b.meta()
+	m.cancellationReason = optString{}
+	if reason != nil {
+		m.cancellationReason = someString(*reason)
+	}
+	if limit != nil {
+		m.limit = limit.Raw
+	}
+}

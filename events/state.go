@@ -1,0 +1,566 @@
+package events
+
+import (
+	"github.com/agentwire/agentwire/jsonvalue"
+)
+
+// RunStatus is the reducer state's `status` member (events.md §8.1).
+type RunStatus string
+
+// The six run statuses; completed, failed and cancelled are terminal.
+const (
+	StatusIdle      RunStatus = "idle"
+	StatusRunning   RunStatus = "running"
+	StatusWaiting   RunStatus = "waiting"
+	StatusCompleted RunStatus = "completed"
+	StatusFailed    RunStatus = "failed"
+	StatusCancelled RunStatus = "cancelled"
+)
+
+// IsTerminal reports whether s is completed, failed or cancelled: no further event applies
+// (events.md §8.3 step 4).
+func (s RunStatus) IsTerminal() bool {
+	return s == StatusCompleted || s == StatusFailed || s == StatusCancelled
+}
+
+func validStatus(s string) bool {
+	switch RunStatus(s) {
+	case StatusIdle, StatusRunning, StatusWaiting, StatusCompleted, StatusFailed, StatusCancelled:
+		return true
+	}
+	return false
+}
+
+// ReducerState is the reducer snapshot of events.md §8.1. It is an immutable value: [Reduce]
+// returns new states and never changes the one it is given, accessors return copies, and a
+// state may be shared by any number of goroutines. The zero value is the initial state (the
+// same as [NewReducerState]).
+//
+// Internally the lists are persistent vectors and keyed lookups go through an index shared by
+// the states derived from one root, so a step costs amortised O(size of the event) (§8.5) and
+// applying an event to an older state (a fork) leaves every other state intact.
+type ReducerState struct {
+	st *state
+}
+
+// NewReducerState returns the initial state (events.md §8.1): status `idle`, every list empty,
+// every optional member null, both sequences 0.
+func NewReducerState() ReducerState { return ReducerState{} }
+
+// optString is a string-or-null member.
+type optString struct {
+	s  string
+	ok bool
+}
+
+func someString(s string) optString { return optString{s: s, ok: true} }
+
+// stateMessage is one entry of `messages`: {messageId, role, content}.
+type stateMessage struct {
+	id      string
+	role    Role
+	content vec[*Object]
+}
+
+// keyedRecord is a stored tool call, result or error: the validated record (unknown members
+// included) under its toolCallId. Tool calls also keep the record's fingerprint so that the
+// `tool.called` reuse comparison costs O(record size) (§8.5).
+type keyedRecord struct {
+	id  string
+	raw *Object
+	fp  string
+}
+
+// stateProgress is one entry of `toolProgress`: {toolCallId, content}; content is the validated
+// array of the latest tool.progress event (immutable, shared with the event).
+type stateProgress struct {
+	id      string
+	content []any
+}
+
+// eventEntry is one applied event: its ID (the `eventIds` entry) and fingerprint (the
+// `eventFingerprints` value).
+type eventEntry struct {
+	id string
+	fp string
+}
+
+// resolution is `interruptResolution`: {interruptId, decisions}.
+type resolution struct {
+	interruptID string
+	decisions   []any
+}
+
+// state holds one snapshot. Every field is immutable once the state is published; the vectors
+// and the meta and tools records are shared with the states it was derived from and copied
+// only when an event changes them, so a typical step allocates one small state.
+type state struct {
+	index  *keyIndex // shared key → position hints; nil only for the initial state
+	meta   *stateMeta
+	status RunStatus
+
+	lastSequence        float64
+	lastLogicalSequence float64
+
+	events   vec[eventEntry]
+	messages vec[*stateMessage]
+	// hot is the current version of messages[hotIdx] (hotIdx ≥ 0): a run of deltas on one
+	// message updates hot instead of rewriting the vector entry on every event. The vector
+	// entry at hotIdx may be older; its ID is the same.
+	hot    stateMessage
+	hotIdx int
+	tools  *stateTools
+}
+
+// stateMeta holds the members that change rarely.
+type stateMeta struct {
+	protocolVersion    float64
+	hasProtocolVersion bool
+	runID, sessionID   optString
+	lastPhaseID        optString
+
+	interrupt   *Object // nil when null
+	interruptID string  // the pending interrupt's interruptId
+	resolution  *resolution
+	usage       *Object
+	limit       *Object
+
+	finishReason, errorCode, cancellationReason optString
+}
+
+// stateTools holds the four tool lists.
+type stateTools struct {
+	calls    vec[*keyedRecord]
+	progress vec[*stateProgress]
+	results  vec[*keyedRecord]
+	errors   vec[*keyedRecord]
+}
+
+var initialState = &state{status: StatusIdle, meta: &stateMeta{}, tools: &stateTools{}, hotIdx: -1}
+
+func (s ReducerState) get() *state {
+	if s.st == nil {
+		return initialState
+	}
+	return s.st
+}
+
+// messageAt returns the current version of messages[i].
+func (st *state) messageAt(i int) *stateMessage {
+	if i == st.hotIdx {
+		return &st.hot
+	}
+	return st.messages.Get(i)
+}
+
+// eachMessage calls fn for the current version of every message, in order.
+func (st *state) eachMessage(fn func(i int, m *stateMessage)) {
+	st.messages.All(func(i int, m *stateMessage) bool {
+		if i == st.hotIdx {
+			m = &st.hot
+		}
+		fn(i, m)
+		return true
+	})
+}
+
+func (st *state) findMessage(id string) int {
+	// IDs are unique in messages, so the hot message's ID answers without the index.
+	if st.hotIdx >= 0 && st.hot.id == id {
+		return st.hotIdx
+	}
+	return find(st.index, kindMessage, id, keyHash(id), st.messages, messageKey)
+}
+
+func messageKey(m *stateMessage) string   { return m.id }
+func recordKey(r *keyedRecord) string     { return r.id }
+func progressKey(p *stateProgress) string { return p.id }
+func eventKey(e eventEntry) string        { return e.id }
+
+// ---- accessors ----
+
+// Status is the `status` member.
+func (s ReducerState) Status() RunStatus { return s.get().status }
+
+// IsTerminal reports whether the status is completed, failed or cancelled.
+func (s ReducerState) IsTerminal() bool { return s.get().status.IsTerminal() }
+
+// ProtocolVersion is the `protocolVersion` member; ok is false while it is null.
+func (s ReducerState) ProtocolVersion() (v int64, ok bool) {
+	m := s.get().meta
+	return int64(m.protocolVersion), m.hasProtocolVersion
+}
+
+// RunID is the `runId` member; ok is false while it is null.
+func (s ReducerState) RunID() (string, bool) { o := s.get().meta.runID; return o.s, o.ok }
+
+// SessionID is the `sessionId` member; ok is false while it is null.
+func (s ReducerState) SessionID() (string, bool) { o := s.get().meta.sessionID; return o.s, o.ok }
+
+// LastPhaseID is the `lastPhaseId` member; ok is false while it is null.
+func (s ReducerState) LastPhaseID() (string, bool) { o := s.get().meta.lastPhaseID; return o.s, o.ok }
+
+// LastSequence is the `lastSequence` member (0 initially). It is a float64 because a decoded
+// state may carry any JSON number there; states built by Reduce hold safe integers.
+func (s ReducerState) LastSequence() float64 { return s.get().lastSequence }
+
+// LastLogicalSequence is the `lastLogicalSequence` member (0 initially); see LastSequence.
+func (s ReducerState) LastLogicalSequence() float64 { return s.get().lastLogicalSequence }
+
+// FinishReason is the `finishReason` member; ok is false while it is null.
+func (s ReducerState) FinishReason() (string, bool) { o := s.get().meta.finishReason; return o.s, o.ok }
+
+// ErrorCode is the `errorCode` member (run.failed's code); ok is false while it is null.
+func (s ReducerState) ErrorCode() (string, bool) { o := s.get().meta.errorCode; return o.s, o.ok }
+
+// CancellationReason is the `cancellationReason` member; ok is false while it is null.
+func (s ReducerState) CancellationReason() (string, bool) {
+	o := s.get().meta.cancellationReason
+	return o.s, o.ok
+}
+
+// EventCount is the number of applied events (the length of `eventIds`).
+func (s ReducerState) EventCount() int { return s.get().events.Len() }
+
+// EventIDs returns a copy of `eventIds`: every applied event ID, in order.
+func (s ReducerState) EventIDs() []string {
+	ev := s.get().events
+	out := make([]string, 0, ev.Len())
+	ev.All(func(_ int, e eventEntry) bool { out = append(out, e.id); return true })
+	return out
+}
+
+// Fingerprint returns the `eventFingerprints` entry of eventID (`sha256:` + 64 hex digits) and
+// whether that event was applied.
+func (s ReducerState) Fingerprint(eventID string) (string, bool) {
+	st := s.get()
+	if i := find(st.index, kindEvent, eventID, keyHash(eventID), st.events, eventKey); i >= 0 {
+		return st.events.Get(i).fp, true
+	}
+	return "", false
+}
+
+// StateMessage is a copy of one `messages` entry.
+type StateMessage struct {
+	MessageID string
+	Role      Role
+	Content   []ContentPart // deep copies of the stored parts
+}
+
+// MessageCount is the number of `messages` entries.
+func (s ReducerState) MessageCount() int { return s.get().messages.Len() }
+
+// Messages returns copies of the `messages` entries in first-seen order.
+func (s ReducerState) Messages() []StateMessage {
+	st := s.get()
+	out := make([]StateMessage, 0, st.messages.Len())
+	st.eachMessage(func(_ int, m *stateMessage) { out = append(out, m.snapshot()) })
+	return out
+}
+
+// Message returns a copy of the entry of messageID, if present.
+func (s ReducerState) Message(messageID string) (StateMessage, bool) {
+	st := s.get()
+	i := st.findMessage(messageID)
+	if i < 0 {
+		return StateMessage{}, false
+	}
+	return st.messageAt(i).snapshot(), true
+}
+
+func (m *stateMessage) snapshot() StateMessage {
+	parts := make([]ContentPart, 0, m.content.Len())
+	m.content.All(func(_ int, p *Object) bool { parts = append(parts, partCopy(p)); return true })
+	return StateMessage{MessageID: m.id, Role: m.role, Content: parts}
+}
+
+func cloneObject(o *Object) *Object {
+	if o == nil {
+		return nil
+	}
+	c, _ := jsonvalue.CloneValue(o, "")
+	return c.(*Object)
+}
+
+func stringMember(o *Object, name string) string {
+	v, _ := o.Get(name)
+	s, _ := v.(string)
+	return s
+}
+
+func partCopy(p *Object) ContentPart {
+	return ContentPart{Type: stringMember(p, "type"), Raw: cloneObject(p)}
+}
+
+func partsCopy(arr []any) []ContentPart {
+	out := make([]ContentPart, len(arr))
+	for i, v := range arr {
+		out[i] = partCopy(v.(*Object))
+	}
+	return out
+}
+
+// ToolCalls returns copies of the `toolCalls` records in first-seen order.
+func (s ReducerState) ToolCalls() []ToolCallRecord {
+	v := s.get().tools.calls
+	out := make([]ToolCallRecord, 0, v.Len())
+	v.All(func(_ int, r *keyedRecord) bool { out = append(out, toolCallCopy(r.raw)); return true })
+	return out
+}
+
+func toolCallCopy(raw *Object) ToolCallRecord {
+	c := cloneObject(raw)
+	in, _ := c.Get("input")
+	obj, _ := in.(*Object)
+	return ToolCallRecord{ToolCallID: stringMember(c, "toolCallId"), Name: stringMember(c, "name"), Input: obj, Raw: c}
+}
+
+// ToolProgressEntry is a copy of one `toolProgress` entry.
+type ToolProgressEntry struct {
+	ToolCallID string
+	Content    []ContentPart
+}
+
+// ToolProgress returns copies of the `toolProgress` entries in first-seen order.
+func (s ReducerState) ToolProgress() []ToolProgressEntry {
+	v := s.get().tools.progress
+	out := make([]ToolProgressEntry, 0, v.Len())
+	v.All(func(_ int, p *stateProgress) bool {
+		out = append(out, ToolProgressEntry{ToolCallID: p.id, Content: partsCopy(p.content)})
+		return true
+	})
+	return out
+}
+
+// ToolResults returns copies of the `toolResults` records in first-seen order.
+func (s ReducerState) ToolResults() []ToolResultRecord {
+	v := s.get().tools.results
+	out := make([]ToolResultRecord, 0, v.Len())
+	v.All(func(_ int, r *keyedRecord) bool {
+		c := cloneObject(r.raw)
+		in, _ := c.Get("input")
+		obj, _ := in.(*Object)
+		output, _ := c.Get("output")
+		rec := ToolResultRecord{ToolCallID: r.id, Name: stringMember(c, "name"), Input: obj, Output: output, Raw: c}
+		if b, ok := c.Get("isError"); ok {
+			bb := b.(bool)
+			rec.IsError = &bb
+		}
+		out = append(out, rec)
+		return true
+	})
+	return out
+}
+
+// ToolErrors returns copies of the `toolErrors` records in first-seen order.
+func (s ReducerState) ToolErrors() []ToolErrorRecord {
+	v := s.get().tools.errors
+	out := make([]ToolErrorRecord, 0, v.Len())
+	v.All(func(_ int, r *keyedRecord) bool {
+		c := cloneObject(r.raw)
+		in, _ := c.Get("input")
+		obj, _ := in.(*Object)
+		rec := ToolErrorRecord{ToolCallID: r.id, Name: stringMember(c, "name"), Input: obj, Error: stringMember(c, "error"), Raw: c}
+		if code, ok := c.Get("code"); ok {
+			cs := code.(string)
+			rec.Code = &cs
+		}
+		out = append(out, rec)
+		return true
+	})
+	return out
+}
+
+// Interrupt returns a copy of the pending `interrupt`, if any.
+func (s ReducerState) Interrupt() (Interrupt, bool) {
+	m := s.get().meta
+	if m.interrupt == nil {
+		return Interrupt{}, false
+	}
+	c := cloneObject(m.interrupt)
+	return Interrupt{Kind: stringMember(c, "kind"), InterruptID: stringMember(c, "interruptId"), Prompt: stringMember(c, "prompt"), Raw: c}, true
+}
+
+// InterruptResolution is a copy of the `interruptResolution` member.
+type InterruptResolution struct {
+	InterruptID string
+	Decisions   []any
+}
+
+// InterruptResolution returns a copy of `interruptResolution`, if not null.
+func (s ReducerState) InterruptResolution() (InterruptResolution, bool) {
+	m := s.get().meta
+	if m.resolution == nil {
+		return InterruptResolution{}, false
+	}
+	d, _ := jsonvalue.CloneValue(m.resolution.decisions, "")
+	return InterruptResolution{InterruptID: m.resolution.interruptID, Decisions: d.([]any)}, true
+}
+
+// Usage returns a copy of `usage`, if not null.
+func (s ReducerState) Usage() (Usage, bool) {
+	m := s.get().meta
+	if m.usage == nil {
+		return Usage{}, false
+	}
+	return Usage{Raw: cloneObject(m.usage)}, true
+}
+
+// Limit returns a copy of `limit`, if not null.
+func (s ReducerState) Limit() (LimitInfo, bool) {
+	m := s.get().meta
+	if m.limit == nil {
+		return LimitInfo{}, false
+	}
+	c := cloneObject(m.limit)
+	return LimitInfo{Kind: stringMember(c, "kind"), Raw: c}, true
+}
+
+// ---- serialisation ----
+
+// MarshalJSON writes the state as events.md §8.1 specifies: the 21 members, always present, in
+// the table's order; `eventFingerprints` follows `eventIds` order; numbers in the ECMAScript
+// form; no HTML escaping.
+func (s ReducerState) MarshalJSON() ([]byte, error) { return s.AppendJSON(nil), nil }
+
+// AppendJSON appends MarshalJSON's output to dst.
+func (s ReducerState) AppendJSON(dst []byte) []byte {
+	st := s.get()
+	meta := st.meta
+	b := append(dst, `{"protocolVersion":`...)
+	if meta.hasProtocolVersion {
+		b = jsonvalue.AppendNumber(b, meta.protocolVersion)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"runId":`...)
+	b = appendOpt(b, meta.runID)
+	b = append(b, `,"sessionId":`...)
+	b = appendOpt(b, meta.sessionID)
+	b = append(b, `,"status":`...)
+	b = jsonvalue.AppendEncoded(b, string(st.status))
+
+	b = append(b, `,"messages":[`...)
+	st.eachMessage(func(i int, m *stateMessage) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"messageId":`...)
+		b = jsonvalue.AppendEncoded(b, m.id)
+		b = append(b, `,"role":`...)
+		b = jsonvalue.AppendEncoded(b, string(m.role))
+		b = append(b, `,"content":[`...)
+		m.content.All(func(j int, p *Object) bool {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = jsonvalue.AppendEncoded(b, p)
+			return true
+		})
+		b = append(b, "]}"...)
+	})
+	b = append(b, `],"toolCalls":`...)
+	b = appendRecords(b, st.tools.calls)
+	b = append(b, `,"toolProgress":[`...)
+	st.tools.progress.All(func(i int, p *stateProgress) bool {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"toolCallId":`...)
+		b = jsonvalue.AppendEncoded(b, p.id)
+		b = append(b, `,"content":`...)
+		b = jsonvalue.AppendEncoded(b, p.content)
+		b = append(b, '}')
+		return true
+	})
+	b = append(b, `],"toolResults":`...)
+	b = appendRecords(b, st.tools.results)
+	b = append(b, `,"toolErrors":`...)
+	b = appendRecords(b, st.tools.errors)
+	b = append(b, `,"interrupt":`...)
+	b = jsonvalue.AppendEncoded(b, meta.interrupt)
+	b = append(b, `,"interruptResolution":`...)
+	if meta.resolution == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, `{"interruptId":`...)
+		b = jsonvalue.AppendEncoded(b, meta.resolution.interruptID)
+		b = append(b, `,"decisions":`...)
+		b = jsonvalue.AppendEncoded(b, meta.resolution.decisions)
+		b = append(b, '}')
+	}
+	b = append(b, `,"usage":`...)
+	b = jsonvalue.AppendEncoded(b, meta.usage)
+	b = append(b, `,"limit":`...)
+	b = jsonvalue.AppendEncoded(b, meta.limit)
+	b = append(b, `,"finishReason":`...)
+	b = appendOpt(b, meta.finishReason)
+	b = append(b, `,"errorCode":`...)
+	b = appendOpt(b, meta.errorCode)
+	b = append(b, `,"cancellationReason":`...)
+	b = appendOpt(b, meta.cancellationReason)
+	b = append(b, `,"lastSequence":`...)
+	b = jsonvalue.AppendNumber(b, st.lastSequence)
+	b = append(b, `,"lastLogicalSequence":`...)
+	b = jsonvalue.AppendNumber(b, st.lastLogicalSequence)
+	b = append(b, `,"lastPhaseId":`...)
+	b = appendOpt(b, meta.lastPhaseID)
+	b = append(b, `,"eventIds":[`...)
+	st.events.All(func(i int, e eventEntry) bool {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonvalue.AppendEncoded(b, e.id)
+		return true
+	})
+	b = append(b, `],"eventFingerprints":{`...)
+	st.events.All(func(i int, e eventEntry) bool {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonvalue.AppendEncoded(b, e.id)
+		// Fingerprints are `sha256:` + hex (checked by ParseEvent and DecodeReducerState):
+		// nothing to escape.
+		b = append(b, ':', '"')
+		b = append(b, e.fp...)
+		b = append(b, '"')
+		return true
+	})
+	return append(b, "}}"...)
+}
+
+func appendOpt(b []byte, o optString) []byte {
+	if !o.ok {
+		return append(b, "null"...)
+	}
+	return jsonvalue.AppendEncoded(b, o.s)
+}
+
+func appendRecords(b []byte, v vec[*keyedRecord]) []byte {
+	b = append(b, '[')
+	v.All(func(i int, r *keyedRecord) bool {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonvalue.AppendEncoded(b, r.raw)
+		return true
+	})
+	return append(b, ']')
+}
+
+// MarshalIndent is MarshalJSON with one member or element per line, indented by indent (the
+// CLI uses two spaces); empty arrays and objects stay `[]` and `{}`.
+func (s ReducerState) MarshalIndent(indent string) ([]byte, error) {
+	// The compact form is valid by construction; re-parsing it keeps one encoder for both forms.
+	v, err := jsonvalue.Parse(s.AppendJSON(nil), "Agent reducer state")
+	if err != nil {
+		return nil, err
+	}
+	return jsonvalue.AppendIndented(nil, v, indent, 0), nil
+}
+
+// Value returns the state as a fresh JSON object (§8.1 member order) that shares nothing with
+// the state.
+func (s ReducerState) Value() (*Object, error) {
+	return jsonvalue.ParseObject(s.AppendJSON(nil), "Agent reducer state")
+}

@@ -1,0 +1,435 @@
+package events
+
+import (
+	"math"
+
+	"github.com/agentwire/agentwire/jsonvalue"
+)
+
+// stateLabel is the label of DecodeReducerState's strict parse and the root of its paths.
+const stateLabel = "Agent reducer state"
+
+// stateMembers are the members of §8.1, in order.
+var stateMembers = [...]string{
+	"protocolVersion", "runId", "sessionId", "status", "messages", "toolCalls", "toolProgress",
+	"toolResults", "toolErrors", "interrupt", "interruptResolution", "usage", "limit",
+	"finishReason", "errorCode", "cancellationReason", "lastSequence", "lastLogicalSequence",
+	"lastPhaseId", "eventIds", "eventFingerprints",
+}
+
+func invalidMember(name string) error {
+	return &ValidationError{Message: stateLabel + "." + name + " is invalid."}
+}
+
+// DecodeReducerState rebuilds a state from its JSON form (events.md §8.6) so that it behaves
+// exactly like the state that was marshalled under further [Reduce] calls, and marshals to
+// equal JSON.
+//
+// The text is parsed strictly (§3.4, label `Agent reducer state`). Then, member by member in
+// the §8.1 order, the first fault is returned:
+//
+//   - not an object → `Agent reducer state must be a JSON object.` (*JSONValidationError);
+//   - a member missing or of the wrong JSON type, a `status` outside the six values, a
+//     `protocolVersion` that is neither null nor a non-negative safe integer, a malformed list
+//     entry (`messages` and `toolProgress` entries are exactly {messageId, role, content} and
+//     {toolCallId, content}; `interruptResolution` is exactly {interruptId, decisions}), a key
+//     (message ID, tool-call ID) repeated within one list, `eventIds` with repeats or
+//     not equal as a set to the keys of `eventFingerprints` (reported for `eventIds`, when
+//     `eventFingerprints` is an object), or a fingerprint not matching `sha256:` + 64 lowercase
+//     hex digits → `Agent reducer state.<member> is invalid.`
+//     (*ValidationError);
+//   - nested content parts and records are checked with the validators of §6–§7 at paths
+//     under `Agent reducer state.<member>`, e.g.
+//     `Agent reducer state.messages[0].content[1].type is unsupported.`;
+//   - after the 21 members, a member outside §8.1 → `Agent reducer state.<name> is invalid.`
+//
+// On error the initial state is returned.
+func DecodeReducerState(data []byte) (ReducerState, error) {
+	v, err := jsonvalue.Parse(data, stateLabel)
+	if err != nil {
+		return ReducerState{}, err
+	}
+	o, ok := v.(*Object)
+	if !ok {
+		return ReducerState{}, &JSONValidationError{Path: stateLabel, Message: stateLabel + " must be a JSON object."}
+	}
+	st, err := decodeState(o)
+	if err != nil {
+		return ReducerState{}, err
+	}
+	return ReducerState{st: st}, nil
+}
+
+func decodeState(o *Object) (*state, error) {
+	st := &state{meta: &stateMeta{}, tools: &stateTools{}, hotIdx: -1}
+	meta, tools := st.meta, st.tools
+	var eventIDs []string
+	for _, name := range stateMembers {
+		v, ok := o.Get(name)
+		if !ok {
+			return nil, invalidMember(name)
+		}
+		var err error
+		switch name {
+		case "protocolVersion":
+			if v != nil {
+				f, isNum := v.(float64)
+				if !isNum || f < 0 || f > jsonvalue.MaxSafeInteger || f != math.Trunc(f) {
+					return nil, invalidMember(name)
+				}
+				meta.protocolVersion, meta.hasProtocolVersion = positiveZero(f), true
+			}
+		case "runId":
+			meta.runID, err = decodeOptString(v, name)
+		case "sessionId":
+			meta.sessionID, err = decodeOptString(v, name)
+		case "status":
+			s, isStr := v.(string)
+			if !isStr || !validStatus(s) {
+				return nil, invalidMember(name)
+			}
+			st.status = RunStatus(s)
+		case "messages":
+			st.messages, err = decodeMessages(v)
+		case "toolCalls":
+			tools.calls, err = decodeRecords(v, name, func(x any, at string) (string, error) {
+				r, err := checkToolCallRecord(x, at)
+				return r.ToolCallID, err
+			}, true)
+		case "toolProgress":
+			tools.progress, err = decodeProgress(v)
+		case "toolResults":
+			tools.results, err = decodeRecords(v, name, func(x any, at string) (string, error) {
+				r, err := checkToolResultRecord(x, at)
+				return r.ToolCallID, err
+			}, false)
+		case "toolErrors":
+			tools.errors, err = decodeRecords(v, name, func(x any, at string) (string, error) {
+				r, err := checkToolErrorRecord(x, at)
+				return r.ToolCallID, err
+			}, false)
+		case "interrupt":
+			if v != nil {
+				in, err := checkInterrupt(v, stateLabel+"."+name)
+				if err != nil {
+					return nil, err
+				}
+				meta.interrupt, meta.interruptID = in.Raw, in.InterruptID
+			}
+		case "interruptResolution":
+			if v != nil {
+				r, isObj := v.(*Object)
+				if !isObj || r.Len() != 2 {
+					return nil, invalidMember(name)
+				}
+				id, okID := memberString(r, "interruptId")
+				d, _ := r.Get("decisions")
+				decisions, okD := d.([]any)
+				if !okID || !okD {
+					return nil, invalidMember(name)
+				}
+				meta.resolution = &resolution{interruptID: id, decisions: decisions}
+			}
+		case "usage":
+			if v != nil {
+				u, err := checkUsage(v, stateLabel+"."+name)
+				if err != nil {
+					return nil, err
+				}
+				meta.usage = u.Raw
+			}
+		case "limit":
+			if v != nil {
+				l, err := checkLimit(v, stateLabel+"."+name)
+				if err != nil {
+					return nil, err
+				}
+				meta.limit = l.Raw
+			}
+		case "finishReason":
+			meta.finishReason, err = decodeOptString(v, name)
+		case "errorCode":
+			meta.errorCode, err = decodeOptString(v, name)
+		case "cancellationReason":
+			meta.cancellationReason, err = decodeOptString(v, name)
+		case "lastSequence", "lastLogicalSequence":
+			f, isNum := v.(float64)
+			if !isNum {
+				return nil, invalidMember(name)
+			}
+			if name == "lastSequence" {
+				st.lastSequence = positiveZero(f)
+			} else {
+				st.lastLogicalSequence = positiveZero(f)
+			}
+		case "lastPhaseId":
+			meta.lastPhaseID, err = decodeOptString(v, name)
+		case "eventIds":
+			if eventIDs, err = decodeEventIDs(v); err == nil {
+				fps, _ := o.Get("eventFingerprints")
+				err = checkEventIDSet(eventIDs, fps)
+			}
+		case "eventFingerprints":
+			st.events, err = decodeFingerprints(v, eventIDs)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if o.Len() != len(stateMembers) {
+		for _, m := range o.Members() {
+			if !isStateMember(m.Name) {
+				return nil, invalidMember(m.Name)
+			}
+		}
+	}
+	st.index = buildIndex(st)
+	return st, nil
+}
+
+// positiveZero folds -0 into 0 (they are equal JSON numbers, §3.1).
+func positiveZero(f float64) float64 {
+	if f == 0 {
+		return 0
+	}
+	return f
+}
+
+func isStateMember(name string) bool {
+	for _, m := range stateMembers {
+		if m == name {
+			return true
+		}
+	}
+	return false
+}
+
+func memberString(o *Object, name string) (string, bool) {
+	v, ok := o.Get(name)
+	if !ok {
+		return "", false
+	}
+	s, ok := v.(string)
+	return s, ok
+}
+
+func decodeOptString(v any, name string) (optString, error) {
+	if v == nil {
+		return optString{}, nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return optString{}, invalidMember(name)
+	}
+	return someString(s), nil
+}
+
+// decodeParts checks a content array at path (each element a content part, §6).
+func decodeParts(v any, at string) ([]any, bool, error) {
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, false, nil
+	}
+	for i, p := range arr {
+		if _, err := checkContentPart(p, jsonvalue.IndexPath(at, i)); err != nil {
+			return nil, true, err
+		}
+	}
+	return arr, true, nil
+}
+
+func decodeMessages(v any) (vec[*stateMessage], error) {
+	const name = "messages"
+	var out vec[*stateMessage]
+	arr, ok := v.([]any)
+	if !ok {
+		return out, invalidMember(name)
+	}
+	seen := make(map[string]struct{}, len(arr))
+	for i, x := range arr {
+		m, isObj := x.(*Object)
+		if !isObj || m.Len() != 3 {
+			return out, invalidMember(name)
+		}
+		id, okID := memberString(m, "messageId")
+		role, okRole := memberString(m, "role")
+		if !okID || !okRole || !validRole(role) {
+			return out, invalidMember(name)
+		}
+		if _, dup := seen[id]; dup {
+			return out, invalidMember(name)
+		}
+		seen[id] = struct{}{}
+		c, _ := m.Get("content")
+		parts, isArr, err := decodeParts(c, jsonvalue.MemberPath(jsonvalue.IndexPath(stateLabel+"."+name, i), "content"))
+		if !isArr {
+			return out, invalidMember(name)
+		}
+		if err != nil {
+			return out, err
+		}
+		out = out.Append(&stateMessage{id: id, role: Role(role), content: contentVec(parts, nil)})
+	}
+	return out, nil
+}
+
+func validRole(r string) bool {
+	switch Role(r) {
+	case RoleUser, RoleAssistant, RoleTool:
+		return true
+	}
+	return false
+}
+
+// decodeRecords checks a list of tool records with check (which returns the toolCallId) and
+// refuses a repeated toolCallId; withFingerprint keeps each record's fingerprint (toolCalls).
+func decodeRecords(v any, name string, check func(any, string) (string, error), withFingerprint bool) (vec[*keyedRecord], error) {
+	var out vec[*keyedRecord]
+	arr, ok := v.([]any)
+	if !ok {
+		return out, invalidMember(name)
+	}
+	seen := make(map[string]struct{}, len(arr))
+	for i, x := range arr {
+		id, err := check(x, jsonvalue.IndexPath(stateLabel+"."+name, i))
+		if err != nil {
+			return out, err
+		}
+		if _, dup := seen[id]; dup {
+			return out, invalidMember(name)
+		}
+		seen[id] = struct{}{}
+		r := &keyedRecord{id: id, raw: x.(*Object)}
+		if withFingerprint {
+			r.fp = jsonvalue.FingerprintOf(r.raw)
+		}
+		out = out.Append(r)
+	}
+	return out, nil
+}
+
+func decodeProgress(v any) (vec[*stateProgress], error) {
+	const name = "toolProgress"
+	var out vec[*stateProgress]
+	arr, ok := v.([]any)
+	if !ok {
+		return out, invalidMember(name)
+	}
+	seen := make(map[string]struct{}, len(arr))
+	for i, x := range arr {
+		p, isObj := x.(*Object)
+		if !isObj || p.Len() != 2 {
+			return out, invalidMember(name)
+		}
+		id, okID := memberString(p, "toolCallId")
+		if !okID {
+			return out, invalidMember(name)
+		}
+		if _, dup := seen[id]; dup {
+			return out, invalidMember(name)
+		}
+		seen[id] = struct{}{}
+		c, _ := p.Get("content")
+		parts, isArr, err := decodeParts(c, jsonvalue.MemberPath(jsonvalue.IndexPath(stateLabel+"."+name, i), "content"))
+		if !isArr {
+			return out, invalidMember(name)
+		}
+		if err != nil {
+			return out, err
+		}
+		out = out.Append(&stateProgress{id: id, content: parts})
+	}
+	return out, nil
+}
+
+func decodeEventIDs(v any) ([]string, error) {
+	const name = "eventIds"
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, invalidMember(name)
+	}
+	ids := make([]string, len(arr))
+	seen := make(map[string]struct{}, len(arr))
+	for i, x := range arr {
+		id, isStr := x.(string)
+		if !isStr {
+			return nil, invalidMember(name)
+		}
+		if _, dup := seen[id]; dup {
+			return nil, invalidMember(name)
+		}
+		seen[id] = struct{}{}
+		ids[i] = id
+	}
+	return ids, nil
+}
+
+// checkEventIDSet refuses eventIds that are not equal as a set to the keys of
+// eventFingerprints (§8.6 names `eventIds` for this fault). It applies only when
+// eventFingerprints is an object; otherwise that member's own check reports it.
+func checkEventIDSet(ids []string, fps any) error {
+	o, ok := fps.(*Object)
+	if !ok {
+		return nil
+	}
+	// ids has no repeats and member names are unique: equal as sets exactly when the sizes
+	// match and every ID is a key.
+	if o.Len() != len(ids) {
+		return invalidMember("eventIds")
+	}
+	for _, id := range ids {
+		if !o.Has(id) {
+			return invalidMember("eventIds")
+		}
+	}
+	return nil
+}
+
+// decodeFingerprints checks the fingerprint values (`sha256:` + 64 lowercase hex digits) and
+// pairs them with ids, whose set equality with the keys checkEventIDSet has established.
+func decodeFingerprints(v any, ids []string) (vec[eventEntry], error) {
+	const name = "eventFingerprints"
+	var out vec[eventEntry]
+	o, ok := v.(*Object)
+	if !ok {
+		return out, invalidMember(name)
+	}
+	for _, m := range o.Members() {
+		fp, isStr := m.Value.(string)
+		if !isStr || !isFingerprint(fp) {
+			return out, invalidMember(name)
+		}
+	}
+	for _, id := range ids {
+		x, _ := o.Get(id)
+		out = out.Append(eventEntry{id: id, fp: x.(string)})
+	}
+	return out, nil
+}
+
+// isFingerprint matches ^sha256:[0-9a-f]{64}$.
+func isFingerprint(s string) bool {
+	if len(s) != 7+64 || s[:7] != "sha256:" {
+		return false
+	}
+	for i := 7; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// buildIndex records the position of every key of a decoded state in a fresh shared index.
+func buildIndex(st *state) *keyIndex {
+	x := newKeyIndex()
+	st.events.All(func(i int, e eventEntry) bool { x.tables[kindEvent].insert(keyHash(e.id), i); return true })
+	st.messages.All(func(i int, m *stateMessage) bool { x.tables[kindMessage].insert(keyHash(m.id), i); return true })
+	t := st.tools
+	t.calls.All(func(i int, r *keyedRecord) bool { x.tables[kindToolCall].insert(keyHash(r.id), i); return true })
+	t.progress.All(func(i int, p *stateProgress) bool { x.tables[kindProgress].insert(keyHash(p.id), i); return true })
+	t.results.All(func(i int, r *keyedRecord) bool { x.tables[kindResult].insert(keyHash(r.id), i); return true })
+	t.errors.All(func(i int, r *keyedRecord) bool { x.tables[kindError].insert(keyHash(r.id), i); return true })
+	return x
+}
