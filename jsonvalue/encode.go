@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -147,13 +148,21 @@ func Fingerprint(v any) (string, error) {
 
 // FingerprintOf is Fingerprint for an already validated value.
 func FingerprintOf(v any) string {
-	var buf [512]byte
-	sum := sha256.Sum256(AppendCanonical(buf[:0], v))
-	out := make([]byte, 7+64)
-	copy(out, "sha256:")
+	bp := canonicalBufs.Get().(*[]byte)
+	buf := AppendCanonical((*bp)[:0], v)
+	sum := sha256.Sum256(buf)
+	if cap(buf) <= 1<<16 {
+		*bp = buf
+		canonicalBufs.Put(bp)
+	}
+	var out [7 + 64]byte
+	copy(out[:], "sha256:")
 	hex.Encode(out[7:], sum[:])
-	return string(out)
+	return string(out[:])
 }
+
+// canonicalBufs recycles the scratch buffers FingerprintOf renders canonical forms into.
+var canonicalBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
 // AppendCanonical appends the RFC 8785 form of an already validated value.
 func AppendCanonical(dst []byte, v any) []byte {
@@ -264,6 +273,15 @@ func firstUnit(r rune) rune {
 
 const hexDigits = "0123456789abcdef"
 
+// needsEscape marks the bytes RFC 8785 escapes in strings: control characters, `"` and `\`.
+var needsEscape = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
 // appendQuoted writes s as a JSON string with RFC 8785 escaping: `"` and `\` escaped, control
 // characters as \b \t \n \f \r or \u00xx, everything else literal.
 func appendQuoted(dst []byte, s string) []byte {
@@ -271,7 +289,7 @@ func appendQuoted(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
+		if !needsEscape[c] {
 			continue
 		}
 		dst = append(dst, s[start:i]...)
