@@ -13,9 +13,16 @@ import (
 
 func init() { register(newEventsCmd) }
 
+// eventsSubcommands lets other files (the relay clients `events send` and `events tail`) add
+// subcommands to the events group from their own init functions.
+var eventsSubcommands []func() *cobra.Command
+
 func newEventsCmd() *cobra.Command {
-	cmd := groupCmd("events", "AgentDock run events (protocol 1): validate, reduce, synthesize")
+	cmd := groupCmd("events", "AgentDock run events (protocol 1): validate, reduce, synthesize, send, tail")
 	cmd.AddCommand(newEventsValidateCmd(), newEventsReduceCmd(), newEventsSynthCmd())
+	for _, build := range eventsSubcommands {
+		cmd.AddCommand(build())
+	}
 	return cmd
 }
 
