@@ -32,7 +32,6 @@ package envelope
 import (
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/agentwire/agentwire/jsonvalue"
 )
@@ -186,16 +185,16 @@ func (e Envelope) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil), nil 
 // AppendJSON appends the canonical encoding of e (see [Envelope.MarshalJSON]) to dst.
 func (e Envelope) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `{"event_id":`...)
-	dst = appendString(dst, e.EventID)
+	dst = jsonvalue.AppendQuote(dst, e.EventID)
 	dst = append(dst, `,"source":`...)
-	dst = appendString(dst, string(e.Source))
+	dst = jsonvalue.AppendQuote(dst, string(e.Source))
 	dst = append(dst, `,"source_event_id":`...)
-	dst = appendString(dst, e.SourceEventID)
+	dst = jsonvalue.AppendQuote(dst, e.SourceEventID)
 	dst = appendOptString(dst, "source_session", e.SourceSession)
 	dst = append(dst, `,"topic":`...)
-	dst = appendString(dst, e.Topic)
+	dst = jsonvalue.AppendQuote(dst, e.Topic)
 	dst = append(dst, `,"dedupe_key":`...)
-	dst = appendString(dst, e.DedupeKey)
+	dst = jsonvalue.AppendQuote(dst, e.DedupeKey)
 	dst = append(dst, `,"issued_at":`...)
 	dst = appendInt(dst, e.IssuedAt)
 	if e.ExpiresAt != nil {
@@ -203,11 +202,11 @@ func (e Envelope) AppendJSON(dst []byte) []byte {
 		dst = appendInt(dst, *e.ExpiresAt)
 	}
 	dst = append(dst, `,"payload_summary":`...)
-	dst = appendString(dst, e.PayloadSummary)
+	dst = jsonvalue.AppendQuote(dst, e.PayloadSummary)
 	dst = appendOptString(dst, "payload_ref", e.PayloadRef)
 	dst = appendOptString(dst, "payload", e.Payload)
 	dst = append(dst, `,"trace_id":`...)
-	dst = appendString(dst, e.TraceID)
+	dst = jsonvalue.AppendQuote(dst, e.TraceID)
 	if e.Sender != nil {
 		dst = append(dst, `,"sender":`...)
 		dst = e.Sender.AppendJSON(dst)
@@ -226,7 +225,7 @@ func (s EnvelopeSender) MarshalJSON() ([]byte, error) { return s.AppendJSON(nil)
 // AppendJSON appends the canonical encoding of s (see [EnvelopeSender.MarshalJSON]) to dst.
 func (s EnvelopeSender) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `{"session_id":`...)
-	dst = appendString(dst, s.SessionID)
+	dst = jsonvalue.AppendQuote(dst, s.SessionID)
 	dst = appendOptString(dst, "machine", s.Machine)
 	dst = appendOptString(dst, "cwd", s.Cwd)
 	dst = appendOptString(dst, "title", s.Title)
@@ -236,7 +235,7 @@ func (s EnvelopeSender) AppendJSON(dst []byte) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendString(dst, r)
+			dst = jsonvalue.AppendQuote(dst, r)
 		}
 		dst = append(dst, ']')
 	}
@@ -282,60 +281,7 @@ func appendOptString(dst []byte, name, v string) []byte {
 	dst = append(dst, ',', '"')
 	dst = append(dst, name...)
 	dst = append(dst, '"', ':')
-	return appendString(dst, v)
+	return jsonvalue.AppendQuote(dst, v)
 }
-
-// appendString writes s as a JSON string with the escaping of the strict JSON layer (RFC 8785:
-// `"` and `\` escaped, control characters as \b \t \n \f \r or \u00xx, everything else literal,
-// no HTML escaping). Invalid UTF-8 is written as U+FFFD, as the compatibility target's
-// encoding/json does, so the output is always valid JSON text.
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, "\ufffd"...)
-				i++
-				start = i
-				continue
-			}
-			i += size
-			continue
-		}
-		if c >= 0x20 && c != '"' && c != '\\' {
-			i++
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"':
-			dst = append(dst, '\\', '"')
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-		}
-		i++
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
-const hexDigits = "0123456789abcdef"
 
 func appendInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10) }

@@ -389,11 +389,11 @@ func TestNowMillis(t *testing.T) {
 // and the U+FFFD replacement of invalid UTF-8.
 func TestAppendString(t *testing.T) {
 	for _, s := range []string{"", "plain", "<&>", "\"\\", "\x00\x01\x1f\x7f", "\b\f\n\r\t", "é€😀", "\u2028\u2029"} {
-		if got, want := string(appendString(nil, s)), jsonvalue.Quote(s); got != want {
-			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
+		if got, want := string(jsonvalue.AppendQuote(nil, s)), jsonvalue.Quote(s); got != want {
+			t.Errorf("jsonvalue.AppendQuote(%q) = %s, want %s", s, got, want)
 		}
 	}
-	if got := string(appendString(nil, "a\xffb\xc3")); got != "\"a\uFFFDb\uFFFD\"" {
+	if got := string(jsonvalue.AppendQuote(nil, "a\xffb\xc3")); got != "\"a\uFFFDb\uFFFD\"" {
 		t.Errorf("invalid UTF-8: %s", got)
 	}
 	e := with(func(e *Envelope) { e.Payload = "\xff" })

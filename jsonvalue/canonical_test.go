@@ -123,3 +123,19 @@ func TestCompareUTF16(t *testing.T) {
 		t.Fatal("low surrogate order")
 	}
 }
+
+func TestAppendQuote(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain", `"plain"`},
+		{"q\"b\\", `"q\"b\\"`},
+		{"\b\t\n\f\r\x00\x1f\x7f", `"\b\t\n\f\r\u0000\u001f` + "\x7f" + `"`},
+		{"<&>\u2028/", "\"<&>\u2028/\""},
+		{"a\xffb", "\"a\ufffdb\""},
+		{"é😀", `"é😀"`},
+	}
+	for _, tc := range tests {
+		if got := string(AppendQuote(nil, tc.in)); got != tc.want {
+			t.Errorf("AppendQuote(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}

@@ -282,14 +282,30 @@ var needsEscape = func() (t [256]bool) {
 	return t
 }()
 
-// appendQuoted writes s as a JSON string with RFC 8785 escaping: `"` and `\` escaped, control
-// characters as \b \t \n \f \r or \u00xx, everything else literal.
-func appendQuoted(dst []byte, s string) []byte {
+// AppendQuote appends s as a JSON string with RFC 8785 escaping: `"` and `\` escaped, control
+// characters as \b \t \n \f \r or \u00xx (lowercase hex), everything else literal (no HTML
+// escaping; U+2028 and U+2029 raw). Bytes that are not valid UTF-8 — possible only in strings
+// built in Go, never in validated values — are written as U+FFFD so the output is always valid
+// JSON text. Every contract encoder in agentwire quotes strings through this function.
+func AppendQuote(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); {
 		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, "\ufffd"...)
+				i++
+				start = i
+				continue
+			}
+			i += size
+			continue
+		}
 		if !needsEscape[c] {
+			i++
 			continue
 		}
 		dst = append(dst, s[start:i]...)
@@ -311,11 +327,15 @@ func appendQuoted(dst []byte, s string) []byte {
 		default:
 			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 		}
-		start = i + 1
+		i++
+		start = i
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// appendQuoted is the package-internal name of AppendQuote.
+func appendQuoted(dst []byte, s string) []byte { return AppendQuote(dst, s) }
 
 // Quote returns s as an RFC 8785 JSON string literal (quotes included).
 func Quote(s string) string { return string(appendQuoted(nil, s)) }

@@ -362,7 +362,7 @@ func (p *parser) object(n *Node, o *jsonvalue.Object, refuse bool) (*jsonvalue.O
 func (p *parser) unknownField(n *Node, key string) {
 	start := len(p.text)
 	p.text = append(p.text, "unknown field "...)
-	p.text = appendJSONString(p.text, key)
+	p.text = jsonvalue.AppendQuote(p.text, key)
 	if len(p.stack) > 0 {
 		p.text = append(p.text, " in "...)
 		p.text = p.appendPath(p.text)
@@ -410,41 +410,3 @@ func appendDescribe(dst []byte, v any) []byte {
 // appendJSON appends the compact JSON of a received value (P5 `<json>`): input member order, no
 // HTML escaping, ECMAScript numbers.
 func appendJSON(dst []byte, v any) []byte { return jsonvalue.AppendEncoded(dst, v) }
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as a compact JSON string (§3.1 P4 key form, the escaping of
-// jsonvalue: `"` and `\` escaped, control characters as \b \t \n \f \r or \u00xx, everything
-// else literal). It exists so that quoting a key does not box the string into an interface.
-func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"':
-			dst = append(dst, '\\', '"')
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-		}
-		start = i + 1
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}

@@ -180,7 +180,7 @@ func (g *gen) begin(t events.EventType, advance int) {
 		g.ms += int64(advance) + int64(g.rng.IntN(40)) + 1
 	}
 	g.line = append(g.line[:0], `{"type":`...)
-	g.line = appendString(g.line, string(t))
+	g.line = jsonvalue.AppendQuote(g.line, string(t))
 }
 
 // end appends the envelope members (after the payload, as in events.md §3.7's example) and
@@ -188,13 +188,13 @@ func (g *gen) begin(t events.EventType, advance int) {
 func (g *gen) end() {
 	b := g.line
 	b = append(b, `,"protocolVersion":1,"eventId":`...)
-	b = appendString(b, g.runID+":"+strconv.Itoa(g.seq))
+	b = jsonvalue.AppendQuote(b, g.runID+":"+strconv.Itoa(g.seq))
 	b = append(b, `,"runId":`...)
-	b = appendString(b, g.runID)
+	b = jsonvalue.AppendQuote(b, g.runID)
 	b = append(b, `,"sessionId":`...)
-	b = appendString(b, g.sessionID)
+	b = jsonvalue.AppendQuote(b, g.sessionID)
 	b = append(b, `,"phaseId":`...)
-	b = appendString(b, g.phaseID)
+	b = jsonvalue.AppendQuote(b, g.phaseID)
 	b = append(b, `,"logicalSequence":`...)
 	b = strconv.AppendInt(b, int64(g.seq), 10)
 	b = append(b, `,"sequence":`...)
@@ -212,7 +212,7 @@ func (g *gen) end() {
 
 func (g *gen) member(name string) {
 	g.line = append(g.line, ',')
-	g.line = appendString(g.line, name)
+	g.line = jsonvalue.AppendQuote(g.line, name)
 	g.line = append(g.line, ':')
 }
 
@@ -226,16 +226,16 @@ func (g *gen) newMessageID() string {
 func (g *gen) messageStarted(id, role string) {
 	g.begin(events.EventMessageStarted, 20)
 	g.member("messageId")
-	g.line = appendString(g.line, id)
+	g.line = jsonvalue.AppendQuote(g.line, id)
 	g.member("role")
-	g.line = appendString(g.line, role)
+	g.line = jsonvalue.AppendQuote(g.line, role)
 	g.end()
 }
 
 func (g *gen) delta(id string, part []byte) {
 	g.begin(events.EventMessagePartDelta, 5)
 	g.member("messageId")
-	g.line = appendString(g.line, id)
+	g.line = jsonvalue.AppendQuote(g.line, id)
 	g.member("part")
 	g.raw(part)
 	g.end()
@@ -244,9 +244,9 @@ func (g *gen) delta(id string, part []byte) {
 func (g *gen) messageCompleted(id, role string, parts [][]byte) {
 	g.begin(events.EventMessageCompleted, 10)
 	g.member("messageId")
-	g.line = appendString(g.line, id)
+	g.line = jsonvalue.AppendQuote(g.line, id)
 	g.member("role")
-	g.line = appendString(g.line, role)
+	g.line = jsonvalue.AppendQuote(g.line, role)
 	g.member("content")
 	g.line = appendParts(g.line, parts)
 	g.end()
@@ -394,7 +394,7 @@ func (g *gen) toolEpisode(c toolCall) {
 	for p := g.rng.IntN(4); p > 0 && g.rem() > 1; p-- {
 		g.begin(events.EventToolProgress, 100)
 		g.member("toolCallId")
-		g.line = appendString(g.line, c.id)
+		g.line = jsonvalue.AppendQuote(g.line, c.id)
 		g.member("content")
 		g.line = appendParts(g.line, [][]byte{textPart("text", g.progressText(c.name))})
 		g.end()
@@ -435,11 +435,11 @@ func (g *gen) approval(c toolCall) (denied bool) {
 	g.begin(events.EventInterruptRequired, 20)
 	g.member("interrupt")
 	b := append(g.line, `{"kind":"tool-approval","interruptId":`...)
-	b = appendString(b, interruptID)
+	b = jsonvalue.AppendQuote(b, interruptID)
 	b = append(b, `,"prompt":"Tool execution requires approval.","actions":[{"id":`...)
-	b = appendString(b, approvalID)
+	b = jsonvalue.AppendQuote(b, approvalID)
 	b = append(b, `,"name":`...)
-	b = appendString(b, c.name)
+	b = jsonvalue.AppendQuote(b, c.name)
 	b = append(b, `,"input":`...)
 	b = append(b, c.input...)
 	b = append(b, `}]}`...)
@@ -449,10 +449,10 @@ func (g *gen) approval(c toolCall) (denied bool) {
 	denied = g.rng.IntN(4) == 0
 	g.begin(events.EventInterruptResolved, 3000)
 	g.member("interruptId")
-	g.line = appendString(g.line, interruptID)
+	g.line = jsonvalue.AppendQuote(g.line, interruptID)
 	g.member("decisions")
 	b = append(g.line, `[{"approvalId":`...)
-	b = appendString(b, approvalID)
+	b = jsonvalue.AppendQuote(b, approvalID)
 	if denied {
 		b = append(b, `,"approved":false,"reason":"Not now."}]`...)
 	} else {
@@ -468,9 +468,9 @@ func (g *gen) toolFailed(c toolCall, msg, code string) {
 	g.member("error")
 	b := append(g.line, c.record[:len(c.record)-1]...)
 	b = append(b, `,"error":`...)
-	b = appendString(b, msg)
+	b = jsonvalue.AppendQuote(b, msg)
 	b = append(b, `,"code":`...)
-	b = appendString(b, code)
+	b = jsonvalue.AppendQuote(b, code)
 	b = append(b, '}')
 	g.line = b
 	g.end()
@@ -516,7 +516,7 @@ func (g *gen) appendUsage(b []byte) []byte {
 func (g *gen) runCompleted() {
 	g.begin(events.EventRunCompleted, 10)
 	g.member("finishReason")
-	g.line = appendString(g.line, "stop")
+	g.line = jsonvalue.AppendQuote(g.line, "stop")
 	g.member("content")
 	if g.lastText != "" {
 		g.line = appendParts(g.line, [][]byte{textPart("text", g.lastText)})
@@ -574,9 +574,9 @@ func (g *gen) chunk(first bool) string {
 }
 
 func textPart[S string | []byte](typ string, text S) []byte {
-	b := append([]byte(`{"type":`), appendString(nil, typ)...)
+	b := append([]byte(`{"type":`), jsonvalue.AppendQuote(nil, typ)...)
 	b = append(b, `,"text":`...)
-	b = appendString(b, string(text))
+	b = jsonvalue.AppendQuote(b, string(text))
 	return append(b, '}')
 }
 
@@ -624,12 +624,12 @@ func (g *gen) planCall() toolCall {
 	var in []byte
 	switch c.name {
 	case "weather":
-		in = append([]byte(`{"city":`), appendString(nil, cities[g.rng.IntN(len(cities))])...)
+		in = append([]byte(`{"city":`), jsonvalue.AppendQuote(nil, cities[g.rng.IntN(len(cities))])...)
 		in = append(in, `,"days":`...)
 		in = strconv.AppendInt(in, int64(1+g.rng.IntN(7)), 10)
 		in = append(in, '}')
 	case "search":
-		in = append([]byte(`{"query":`), appendString(nil, g.sentence(3))...)
+		in = append([]byte(`{"query":`), jsonvalue.AppendQuote(nil, g.sentence(3))...)
 		in = append(in, `,"limit":5}`...)
 	case "read_file":
 		in = []byte(`{"path":"/src/pkg` + strconv.Itoa(g.rng.IntN(20)) + `/main.go"}`)
@@ -637,9 +637,9 @@ func (g *gen) planCall() toolCall {
 		in = []byte(`{"command":"go test ./...","timeoutSeconds":60,"env":{"CGO_ENABLED":"0"}}`)
 	}
 	c.input = in
-	r := append([]byte(`{"toolCallId":`), appendString(nil, c.id)...)
+	r := append([]byte(`{"toolCallId":`), jsonvalue.AppendQuote(nil, c.id)...)
 	r = append(r, `,"name":`...)
-	r = appendString(r, c.name)
+	r = jsonvalue.AppendQuote(r, c.name)
 	r = append(r, `,"input":`...)
 	r = append(r, in...)
 	c.record = append(r, '}')
@@ -675,7 +675,7 @@ func (g *gen) resultRecord(c toolCall) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `{"title":`...)
-			b = appendString(b, g.sentence(4))
+			b = jsonvalue.AppendQuote(b, g.sentence(4))
 			b = append(b, `,"url":"https://search.example.test/r/`...)
 			b = strconv.AppendInt(b, int64(g.rng.IntN(100000)), 10)
 			b = append(b, `"}`...)
@@ -690,34 +690,4 @@ func (g *gen) resultRecord(c toolCall) []byte {
 		b = append(b, `,"isError":false`...)
 	}
 	return append(b, '}')
-}
-
-// appendString writes s as a JSON string: `"` and `\` escaped, control characters as short or
-// \u00xx escapes, everything else (valid UTF-8) literal.
-func appendString(b []byte, s string) []byte {
-	const hexd = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\r':
-			b = append(b, '\\', 'r')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexd[c>>4], hexd[c&0xf])
-		}
-		start = i + 1
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

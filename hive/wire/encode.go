@@ -1,62 +1,15 @@
 package wire
 
 import (
+	"github.com/agentwire/agentwire/jsonvalue"
 	"strconv"
-	"unicode/utf8"
 )
-
-const hexDigits = "0123456789abcdef"
 
 // AppendString appends s as a JSON string under E3 (hive.md §0.3): `"` `\` BS FF LF CR TAB as
 // short escapes, other U+0000–U+001F as `\u00xx` with lowercase hex, everything else raw
 // (U+2028, U+2029, DEL, `/`, `<`, `>`, `&` included). Invalid UTF-8 bytes are written as
 // U+FFFD so the output stays valid UTF-8 (only possible for strings built in Go).
-func AppendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, "\uFFFD"...)
-				i++
-				start = i
-				continue
-			}
-			i += size
-			continue
-		}
-		if c >= 0x20 && c != '"' && c != '\\' {
-			i++
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"':
-			dst = append(dst, '\\', '"')
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-		}
-		i++
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+func AppendString(dst []byte, s string) []byte { return jsonvalue.AppendQuote(dst, s) }
 
 // AppendQuoted returns AppendString(nil, s) as a string.
 func AppendQuoted(s string) string { return string(AppendString(nil, s)) }
