@@ -1,0 +1,236 @@
+package sqlite_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentwire/agentwire/sqlite"
+	"github.com/agentwire/agentwire/store"
+)
+
+// benchEvent is a realistic message.part.delta line (about 300 bytes).
+func benchEvent(run string, seq int64) store.Event {
+	id := fmt.Sprintf("%s:%d", run, seq)
+	return store.Event{
+		LogicalSequence: seq,
+		EventID:         id,
+		Type:            "message.part.delta",
+		Data: fmt.Appendf(nil, `{"type":"message.part.delta","messageId":"msg-1","part":{"type":"text","text":"The quick brown fox jumps over the lazy dog, again and again."},"protocolVersion":1,"eventId":%q,"runId":%q,"sessionId":"session-1","phaseId":"8707a01d-6329-483f-87df-1bd4a477b564","logicalSequence":%d,"sequence":%d,"timestamp":"2025-01-01T00:00:00.000Z"}`,
+			id, run, seq, seq),
+	}
+}
+
+// benchSnapshot stands in for the reducer state written with every batch (1 KiB).
+var benchSnapshot = []byte(`{"status":"running","pad":"` + strings.Repeat("x", 1000) + `"}`)
+
+var (
+	benchBatches = []int{1, 100, 1000}
+	benchWriters = []int{1, 8}
+)
+
+// BenchmarkIngest measures durable ingest on the same machine in the same run:
+//
+//   - store: AppendRun through the group-commit writer (events + 1 KiB snapshot + run row, one
+//     transaction per group, WAL, synchronous=FULL);
+//   - raw: the ceiling — the same event rows inserted with plain prepared INSERTs into a table
+//     with the same schema as run_events, one BEGIN IMMEDIATE … COMMIT per batch, same WAL and
+//     synchronous=FULL, on one connection (concurrent raw writers queue for it, each batch
+//     paying its own fsync).
+//
+// Each op is one batch; each writer appends to its own run. events/s = batches × batch size /
+// elapsed.
+func BenchmarkIngest(b *testing.B) {
+	// store and raw of one configuration run back to back, so that the shared machine's disk
+	// noise hits both alike; compare medians over -count runs.
+	for _, batch := range benchBatches {
+		for _, writers := range benchWriters {
+			for _, kind := range []string{"store", "raw"} {
+				b.Run(fmt.Sprintf("batch=%d/writers=%d/%s", batch, writers, kind), func(b *testing.B) {
+					op := newTarget(b, kind, batch, writers)
+					runParallel(b, writers, batch, op)
+				})
+			}
+		}
+	}
+}
+
+// runParallel runs b.N ops split across writers goroutines; op gets the writer index and
+// returns an error to stop the benchmark.
+func runParallel(b *testing.B, writers, batch int, op func(w int) error) {
+	b.Helper()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for w := range writers {
+		wg.Go(func() {
+			for next.Add(1) <= int64(b.N) {
+				if err := op(w); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.N)*float64(batch)/b.Elapsed().Seconds(), "events/s")
+}
+
+func newTarget(b *testing.B, kind string, batch, writers int) func(w int) error {
+	if kind == "store" {
+		return newStoreTarget(b, batch, writers)
+	}
+	return newRawTarget(b, batch, writers)
+}
+
+// newStoreTarget returns an op that appends one batch to writer w's run through the store.
+func newStoreTarget(b *testing.B, batch, writers int) func(w int) error {
+	s, err := sqlite.Open(filepath.Join(b.TempDir(), sqlite.DefaultFileName), sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	ctx := context.Background()
+	last := make([]int64, writers)
+	// Both kinds build their rows the same way inside the op (one reused slice per writer), so
+	// the difference between them is storage work.
+	events := make([][]store.Event, writers)
+	for w := range writers {
+		events[w] = make([]store.Event, batch)
+	}
+	return func(w int) error {
+		run := fmt.Sprintf("run-%d", w)
+		evs := events[w]
+		for i := range evs {
+			evs[i] = benchEvent(run, last[w]+1+int64(i))
+		}
+		_, err := s.AppendRun(ctx, "bench", run, store.AppendRequest{
+			ExpectedLastLogicalSequence: last[w], Events: evs, Snapshot: benchSnapshot, Status: "running",
+		})
+		last[w] += int64(batch)
+		return err
+	}
+}
+
+// newRawTarget returns an op that inserts one batch of writer w's rows with plain INSERTs in
+// one transaction on the single raw connection.
+func newRawTarget(b *testing.B, batch, writers int) func(w int) error {
+	path := filepath.Join(b.TempDir(), "raw.db")
+	u := url.URL{Scheme: "file", Path: path}
+	db, err := sql.Open("sqlite", u.String()+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)")
+	if err != nil {
+		b.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(`CREATE TABLE run_events (
+		run      INTEGER NOT NULL,
+		seq      INTEGER NOT NULL,
+		event_id TEXT    NOT NULL,
+		type     TEXT    NOT NULL,
+		data     BLOB    NOT NULL,
+		PRIMARY KEY (run, seq),
+		UNIQUE (run, event_id)
+	)`); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	conn, err := db.Conn(ctx) // the one connection; writers take turns on it
+	if err != nil {
+		b.Fatal(err)
+	}
+	ins, err := conn.PrepareContext(ctx, `INSERT INTO run_events (run, seq, event_id, type, data) VALUES (?, ?, ?, ?, ?)`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		ins.Close()
+		conn.Close()
+		db.Close()
+	})
+	var mu sync.Mutex
+	last := make([]int64, writers)
+	events := make([][]store.Event, writers)
+	for w := range writers {
+		events[w] = make([]store.Event, batch)
+	}
+	return func(w int) error {
+		run := fmt.Sprintf("run-%d", w)
+		evs := events[w]
+		for i := range evs {
+			evs[i] = benchEvent(run, last[w]+1+int64(i))
+		}
+		last[w] += int64(batch)
+		mu.Lock()
+		defer mu.Unlock()
+		if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+			return err
+		}
+		for _, e := range evs {
+			if _, err := ins.ExecContext(ctx, w, e.LogicalSequence, e.EventID, e.Type, e.Data); err != nil {
+				_, _ = conn.ExecContext(ctx, "ROLLBACK")
+				return err
+			}
+		}
+		_, err := conn.ExecContext(ctx, "COMMIT")
+		return err
+	}
+}
+
+// BenchmarkIngestPaired gives the store/raw ratio on a noisy shared machine: every op is one
+// round of the store (each writer appends perWriter batches) immediately followed by the same
+// round on raw SQLite, so disk contention from neighbours hits both sides of the ratio alike.
+// It reports both rates and ratio = store events/s ÷ raw events/s.
+func BenchmarkIngestPaired(b *testing.B) {
+	for _, batch := range benchBatches {
+		for _, writers := range benchWriters {
+			b.Run(fmt.Sprintf("batch=%d/writers=%d", batch, writers), func(b *testing.B) {
+				perWriter := max(1, 50/batch)
+				storeOp := newStoreTarget(b, batch, writers)
+				rawOp := newRawTarget(b, batch, writers)
+				round := func(op func(int) error) time.Duration {
+					start := time.Now()
+					var wg sync.WaitGroup
+					for w := range writers {
+						wg.Go(func() {
+							for range perWriter {
+								if err := op(w); err != nil {
+									b.Error(err)
+									return
+								}
+							}
+						})
+					}
+					wg.Wait()
+					return time.Since(start)
+				}
+				var storeTime, rawTime time.Duration
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					storeTime += round(storeOp)
+					rawTime += round(rawOp)
+				}
+				b.StopTimer()
+				events := float64(b.N * writers * perWriter * batch)
+				storeRate, rawRate := events/storeTime.Seconds(), events/rawTime.Seconds()
+				b.ReportMetric(storeRate, "store-events/s")
+				b.ReportMetric(rawRate, "raw-events/s")
+				b.ReportMetric(storeRate/rawRate, "ratio")
+			})
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// ApplicationID is the PRAGMA application_id stamped on every agentwire database ("AWIR").
+// Open refuses a file that carries another application ID.
+const ApplicationID = 0x41574952
+
+// ErrSchemaTooNew is returned by Open for a database whose schema version (PRAGMA
+// user_version) is beyond the migrations this binary knows: it was written by a newer
+// agentwire, and downgrading in place is not supported.
+var ErrSchemaTooNew = errors.New("sqlite: database schema is newer than this binary")
+
+// ErrNotAgentwire is returned by Open for a file that is a SQLite database of something else.
+var ErrNotAgentwire = errors.New("sqlite: not an agentwire database")
+
+// migration is one schema step. Migrations are append-only: a released step is never edited,
+// a change is a new step.
+type migration struct {
+	name  string
+	stmts []string
+}
+
+// migrations is the ordered schema history; PRAGMA user_version = number applied.
+var migrations = []migration{
+	{
+		name: "runs lane",
+		stmts: []string{
+			// One row per run. The snapshot is the last column so that listing, which reads
+			// the columns before it, never walks the snapshot's overflow pages.
+			`CREATE TABLE runs (
+				id          INTEGER PRIMARY KEY,
+				org         TEXT    NOT NULL,
+				run_id      TEXT    NOT NULL,
+				status      TEXT    NOT NULL,
+				created_at  INTEGER NOT NULL, -- unix nanoseconds
+				updated_at  INTEGER NOT NULL, -- unix nanoseconds, never decreasing across commits
+				update_seq  INTEGER NOT NULL, -- store-wide commit order of the run's last append
+				event_count INTEGER NOT NULL,
+				last_seq    INTEGER NOT NULL, -- last stored logicalSequence
+				snapshot    BLOB    NOT NULL,
+				UNIQUE (org, run_id)
+			)`,
+			// ListRuns: newest first per org, with and without a status filter.
+			`CREATE INDEX runs_by_update ON runs (org, update_seq)`,
+			`CREATE INDEX runs_by_status ON runs (org, status, update_seq)`,
+			// The events; run is runs.id. (run, seq) orders reads and makes cursors exact;
+			// (run, event_id) refuses a reused event ID.
+			`CREATE TABLE run_events (
+				run      INTEGER NOT NULL,
+				seq      INTEGER NOT NULL,
+				event_id TEXT    NOT NULL,
+				type     TEXT    NOT NULL,
+				data     BLOB    NOT NULL,
+				PRIMARY KEY (run, seq),
+				UNIQUE (run, event_id)
+			)`,
+			// Store-wide counters kept by the single writer: the last update_seq issued and the
+			// last commit time, so updated_at never goes back even if the wall clock does.
+			`CREATE TABLE store_state (
+				id         INTEGER PRIMARY KEY CHECK (id = 1),
+				update_seq INTEGER NOT NULL,
+				clock      INTEGER NOT NULL
+			)`,
+			`INSERT INTO store_state (id, update_seq, clock) VALUES (1, 0, 0)`,
+		},
+	},
+}
+
+// SchemaVersion is the schema version this binary writes: the number of migrations.
+func SchemaVersion() int { return len(migrations) }
+
+// migrate brings the database on conn to SchemaVersion in one IMMEDIATE transaction, after
+// checking that it is an agentwire database.
+func migrate(ctx context.Context, conn *sql.Conn) (err error) {
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return fmt.Errorf("sqlite: begin migration: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_, _ = conn.ExecContext(context.Background(), "ROLLBACK")
+		}
+	}()
+	var appID, version, objects int64
+	if err := conn.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
+		return fmt.Errorf("sqlite: read application_id: %w", err)
+	}
+	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return fmt.Errorf("sqlite: read user_version: %w", err)
+	}
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&objects); err != nil {
+		return fmt.Errorf("sqlite: read schema: %w", err)
+	}
+	switch {
+	case appID != 0 && appID != ApplicationID:
+		return fmt.Errorf("%w (application_id %#x)", ErrNotAgentwire, appID)
+	case appID == 0 && objects > 0:
+		// Tables but no stamp: somebody else's database.
+		return fmt.Errorf("%w (unstamped database with %d schema objects)", ErrNotAgentwire, objects)
+	case version > int64(len(migrations)):
+		return fmt.Errorf("%w: version %d, this binary knows %d", ErrSchemaTooNew, version, len(migrations))
+	}
+	if appID == 0 {
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", ApplicationID)); err != nil {
+			return fmt.Errorf("sqlite: stamp application_id: %w", err)
+		}
+	}
+	for v := int(version); v < len(migrations); v++ {
+		m := migrations[v]
+		for _, q := range m.stmts {
+			if _, err := conn.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("sqlite: migration %d (%s): %w", v+1, m.name, err)
+			}
+		}
+	}
+	if version != int64(len(migrations)) {
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(migrations))); err != nil {
+			return fmt.Errorf("sqlite: set user_version: %w", err)
+		}
+	}
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return fmt.Errorf("sqlite: commit migration: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,35 @@
+// Package store is the persistence boundary of the relay (relay.md §4, design.md "store").
+//
+// The relay enforces the contracts; a store only persists what the relay has already decided.
+// For the runs lane that means: the relay parses and validates an NDJSON batch, folds it into
+// the run's reducer state (events.md §8), and then hands the store the accepted events together
+// with the new snapshot. [RunStore.AppendRun] persists both in one atomic, durable step, or
+// nothing at all. The store never imports the reducer and never interprets event JSON; what it
+// guarantees is storage-level:
+//
+//   - Atomicity: a batch is stored whole (events, snapshot, status and counters together) or
+//     not at all. A failing batch leaves the run exactly as it was.
+//   - Durability: when AppendRun returns nil the batch is on disk (relay.md §4: "a 2xx answer
+//     means the write is on disk"). Backends may share one disk flush between concurrent
+//     callers (group commit) but never answer before that flush.
+//   - Optimistic concurrency: the caller states the run's last logical sequence it reduced
+//     against (AppendRequest.ExpectedLastLogicalSequence). If another writer advanced the run
+//     in between, AppendRun fails with a [*ConflictError] and stores nothing; the relay reloads
+//     the snapshot, re-reduces and retries. This is what keeps a stored snapshot equal to
+//     re-reducing the stored events when several relay processes share one store (relay.md §5).
+//   - Order and identity: within a run logical sequences strictly increase and are unique, and
+//     event IDs are unique. A batch that would break either is refused with an [*EventError]
+//     naming the 0-based index of the first offending event. Exact duplicates are a reducer
+//     concern (they are no-ops in the relay and never reach the store); the store's refusal is
+//     the backstop that keeps cursors sound.
+//   - Cursors: [RunStore.ReadEvents] after N returns the stored events with logical sequence
+//     greater than N in order, so a reader resuming from any cursor sees no gap and no repeat.
+//   - Isolation: every call is scoped by org. A run of another org does not exist: it answers
+//     [ErrNotFound], and its ID never collides with a run of the same ID in another org.
+//   - Change notification: [RunStore.Subscribe] lets a live reader wait for commits to one run
+//     instead of polling.
+//
+// Every backend must pass the shared conformance suite in package storetest. The bus lane (hive
+// messages) and the notification lane (envelopes) are sketched here as [BusStore] and
+// [NotificationStore]; they extend the same Store in a later issue and will extend storetest.
+package store
