@@ -23,13 +23,38 @@ import type {
   DispatchWhoamiArgs,
 } from "./dispatch.gen";
 import { DISPATCH_TOOL_NAMES } from "./dispatch.gen";
+import type {
+  AgentMessageV1,
+  BusEventsV1,
+  BusFrameToClient,
+  BusFrameV1,
+  MessageDeliveryV1,
+  MessageReceiptV1,
+  MessageType,
+  TaskActorV1,
+  TaskEventV1,
+} from "./hive.gen";
+import { BUS_FRAME_TAGS, MESSAGE_TYPES } from "./hive.gen";
+import type {
+  EvidenceRefV1,
+  GapReason,
+  LeanCtxDocument,
+  MoneyV1,
+  PolicyClassification,
+  SavingsReceiptV1,
+  UsageBreakdownV1,
+} from "./leanctx.gen";
+import { GAP_REASONS } from "./leanctx.gen";
 
 // The tuples and unions agree.
 const firstSource: EnvelopeSource = ENVELOPE_SOURCES[0];
 const replaced: readonly string[] = SUBJECT_SEGMENT_REPLACED;
 const eventType: AgentEvent["type"] = AGENT_EVENT_TYPES[13];
 const toolName: DispatchToolCall["name"] = DISPATCH_TOOL_NAMES[19];
-export const tuples = [firstSource, replaced, eventType, toolName];
+const messageType: MessageType = MESSAGE_TYPES[3];
+const frameTag: BusFrameV1["t"] = BUS_FRAME_TAGS[17];
+const gapReason: GapReason = GAP_REASONS[4];
+export const tuples = [firstSource, replaced, eventType, toolName, messageType, frameTag, gapReason];
 
 
 // Envelopes (conformance/envelope/decode.json).
@@ -144,3 +169,73 @@ export const whoamiVerbose: DispatchWhoamiArgs = {"verbose":true};
 export const followCall: DispatchToolCall = { name: "dispatch_follow", arguments: unfollow };
 // @ts-expect-error
 export const mismatchedCall: DispatchToolCall = { name: "dispatch_whoami", arguments: unfollow };
+
+// Hive contracts (conformance/hive/*.json): messages, deliveries, frames, tasks.
+// fixture valid conformance/hive/spec-cases.json#9.1 M is valid
+export const questionM: AgentMessageV1 = {"client_msg_id":"01JBMSG","network":{"kind":"org","channel":"org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general"},"type":"question","from":"claude-3e","body":{"text":"Which retry budget does payments use?"}};
+// fixture valid conformance/hive/spec-cases.json#9.20a W is valid
+export const questionW: AgentMessageV1 = {"client_msg_id":"01JBMSG","network":{"kind":"swarm","swarm_id":"sw-1"},"type":"question","from":"claude-3e","body":{"text":"Which retry budget does payments use?"}};
+// fixture valid conformance/hive/spec-cases.json#9.20b X is valid
+export const sealedX: AgentMessageV1 = {"client_msg_id":"01JBMSG","network":{"kind":"org","channel":"org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general"},"type":"question","from":"claude-3e","sealed":{"content_schema":"leanctx.hive.sealed-message/v1","epoch":3,"nonce":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYX","ciphertext":"KCkqKywtLi8wMTIzNDU2Nzg5Ojs8PT4/QEFCQ0RFRkdISUpLTE1OTw=="}};
+// fixture valid conformance/hive/spec-cases.json#9.47a O is valid
+export const deliveryO: MessageDeliveryV1 = {"gid":"g-1","seq":41,"network":{"kind":"org","channel":"org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general"},"type":"question","from":{"kind":"agent","agent":"claude-3e","instance_label":"laptop","instance_id":"inst_01jb8z9","owner":"Ana","mine":false},"thread_id":"g-1","deadline":"2026-10-21T12:00:00Z","body":{"text":"Which retry budget does payments use?"},"trust":"team","server_time":"2026-10-20T12:00:00Z","expires_at":"2026-11-19T12:00:00Z"};
+// fixture valid conformance/hive/spec-cases.json#9.47b D is valid
+export const deliveryD: MessageDeliveryV1 = {"gid":"g-9","seq":3,"network":{"kind":"swarm","swarm_id":"sw-1"},"type":"finding","from":{"kind":"swarm","handle":"quiet-heron","reputation":1},"thread_id":"g-9","body":{"text":"found"},"trust":"untrusted","server_time":"2026-10-20T12:00:00Z","expires_at":"2026-11-20T12:00:00Z"};
+// fixture valid conformance/hive/spec-cases.json#9.67a presence_update
+export const presenceUpdate: BusFrameV1 = {"t":"presence_update","agent_id":"a","instance_id":"i","role":"coder","vault_id":"3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42","state":"online","server_time":"2026-10-20T12:00:00Z"};
+// fixture valid conformance/hive/spec-cases.json#9.67b presence.update alias
+export const presenceUpdateAlias: BusFrameToClient = {"t":"presence.update","agent_id":"a","instance_id":"i","role":"coder","vault_id":"3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42","state":"online","server_time":"2026-10-20T12:00:00Z"};
+// fixture valid conformance/hive/spec-cases.json#9.95 task event by a person without label
+export const taskEventPerson: TaskEventV1 = {"channel":"org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general","seq":42,"number":7,"event":"claimed","state":"claimed","by":{"kind":"person"},"server_time":"2026-10-20T12:01:00Z"};
+// fixture valid conformance/hive/bus.json#bus events
+export const busEvents: BusEventsV1 = {"schema":"leanctx.hive.bus-events/v1","channel":"org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general","events":[{"t":"deliver","seq":43,"channel":"org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general","from":"claude-3e","kind":"note","priority":"low","privacy":"team","body":[1,2.5,"x",null,true],"server_time":"2026-10-20T12:00:00Z"},{"t":"message.deliver","gid":"g-9","seq":3,"network":{"kind":"swarm","swarm_id":"sw-1"},"type":"finding","from":{"kind":"swarm","handle":"quiet-heron","reputation":1},"thread_id":"g-9","body":{"text":"found"},"trust":"untrusted","server_time":"2026-10-20T12:00:00Z","expires_at":"2026-11-20T12:00:00Z"},{"t":"task.event","channel":"org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general","seq":42,"number":7,"event":"claimed","state":"claimed","by":{"kind":"agent","agent":"codex-85","instance_id":"inst_01jb8z9"},"server_time":"2026-10-20T12:01:00Z"}],"next_after_seq":44};
+// fixture invalid conformance/hive/spec-cases.json#9.2 M without type
+// @ts-expect-error
+export const withoutType: AgentMessageV1 = {"client_msg_id":"01JBMSG","network":{"kind":"org","channel":"org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general"},"from":"claude-3e","body":{"text":"Which retry budget does payments use?"}};
+// fixture invalid conformance/hive/spec-cases.json#9.3a type poll
+// @ts-expect-error
+export const typePoll: AgentMessageV1 = {"client_msg_id":"01JBMSG","network":{"kind":"org","channel":"org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general"},"type":"poll","from":"claude-3e","body":{"text":"Which retry budget does payments use?"}};
+// fixture invalid conformance/hive/spec-cases.json#9.31b network kind mesh
+// @ts-expect-error
+export const networkMesh: AgentMessageV1 = {"client_msg_id":"01JBMSG","network":{"kind":"mesh"},"type":"question","from":"claude-3e","body":{"text":"Which retry budget does payments use?"}};
+// fixture invalid conformance/hive/spec-cases.json#9.32 top-level priority
+// @ts-expect-error
+export const topLevelPriority: AgentMessageV1 = {"client_msg_id":"01JBMSG","network":{"kind":"org","channel":"org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general"},"type":"question","from":"claude-3e","body":{"text":"Which retry budget does payments use?"},"priority":"high"};
+// fixture invalid conformance/hive/spec-cases.json#9.37 sealed swarm message
+// @ts-expect-error
+export const sealedSwarm: AgentMessageV1 = {"client_msg_id":"01JBMSG","network":{"kind":"swarm","swarm_id":"sw-1"},"type":"question","from":"claude-3e","sealed":{"content_schema":"leanctx.hive.sealed-message/v1","epoch":3,"nonce":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYX","ciphertext":"KCkqKywtLi8wMTIzNDU2Nzg5Ojs8PT4/QEFCQ0RFRkdISUpLTE1OTw=="}};
+// fixture invalid conformance/hive/spec-cases.json#9.48a swarm delivery with trust team
+// @ts-expect-error
+export const swarmTrustTeam: MessageDeliveryV1 = {"gid":"g-9","seq":3,"network":{"kind":"swarm","swarm_id":"sw-1"},"type":"finding","from":{"kind":"swarm","handle":"quiet-heron","reputation":1},"thread_id":"g-9","body":{"text":"found"},"trust":"team","server_time":"2026-10-20T12:00:00Z","expires_at":"2026-11-20T12:00:00Z"};
+// fixture invalid conformance/hive/spec-cases.json#9.55b receipt with at
+// @ts-expect-error
+export const receiptWithAt: MessageReceiptV1 = {"gid":"g-1","by":"codex-85","state":"read","at":"x"};
+// fixture invalid conformance/hive/spec-cases.json#9.66b person actor without label
+// @ts-expect-error
+export const personWithoutLabel: TaskActorV1 = {"kind":"person"};
+
+// Core contracts (conformance/hive/*.json, the leanctx TYPEs).
+// fixture valid conformance/hive/leanctx.json#money
+export const moneyUSD: MoneyV1 = {"currency":"USD","coefficient":1234,"scale":4};
+// fixture valid conformance/hive/spec-cases.json#9.61b unversioned legacy digest
+export const legacyEvidence: EvidenceRefV1 = {"kind":"ProviderReceipt","uri":"s3://evidence/r-1.json","digest":"sha256:abc","signature_status":"Verified"};
+// fixture valid conformance/hive/spec-cases.json#9.62b usage without other_units
+export const usageWithoutUnits: UsageBreakdownV1 = {"input_tokens":1200,"output_tokens":300,"cached_input_tokens":800,"cache_write_tokens":0,"reasoning_tokens":50};
+// fixture valid conformance/hive/leanctx.json#policy without fallback
+export const policyWithoutFallback: PolicyClassification = {"criticality":"High","expiry_behavior":"GracePeriod","grace_period_seconds":3600,"last_known_good_allowed":true};
+// fixture valid conformance/hive/leanctx.json#savings receipt
+export const savingsReceipt: SavingsReceiptV1 = {"schema_version":1,"savings_id":"sav-1","task_id":"task-1","baseline_receipt_id":"rcpt-b","treatment_receipt_id":"rcpt-t","baseline_cost_micros":90000,"treatment_cost_micros":50000,"avoided_cost_micros":40000,"baseline_tokens":{"original_tokens":10000,"materialized_tokens":6000,"delivered_tokens":5000,"provider_billed_tokens":5000},"treatment_tokens":{"original_tokens":10000,"materialized_tokens":6000,"delivered_tokens":5000,"provider_billed_tokens":5000},"token_savings_ratio_milli":400,"quality_preserved":true,"quality_baseline_score_milli":900,"quality_treatment_score_milli":910,"measurement_method":"provider_reported","context_strategy":"lean","methodology_version":"m-1","evidence_refs":[{"kind":"ProviderReceipt","uri":"s3://evidence/r-1.json","digest":"sha256:abc","signature_status":"Verified"}],"decision_refs":["dec-1"],"signature":"sig"};
+// fixture valid conformance/hive/leanctx.json#gap opened without last sequence
+export const gapOpened: LeanCtxDocument = {"gap_id":"gap-1","tenant_id":"t-1","source_instance_id":"inst-1","first_missing_sequence":10,"started_at":"2026-10-20T12:00:00Z","detected_at":"2026-10-20T12:05:00Z","reason":"NetworkTimeout","affected_event_types":["usage"],"runtime_version":"1.2.3","previous_evidence_hash":"sha256:abababababababababababababababababababababababababababababababab","signature":"sig"};
+// fixture invalid conformance/hive/spec-cases.json#9.59a quoted coefficient
+// @ts-expect-error
+export const quotedCoefficient: MoneyV1 = {"currency":"EUR","coefficient":"12","scale":2};
+// fixture invalid conformance/hive/spec-cases.json#9.60 evidence kind providerReceipt
+// @ts-expect-error
+export const evidenceKindCamel: EvidenceRefV1 = {"kind":"providerReceipt","uri":"s3://evidence/r-1.json","digest":"sha256:abc","signature_status":"Verified"};
+// fixture invalid conformance/hive/spec-cases.json#9.63a receipt schema_version 2
+// @ts-expect-error
+export const receiptVersion2: SavingsReceiptV1 = {"schema_version":2,"savings_id":"sav-1","task_id":"task-1","baseline_receipt_id":"rcpt-b","treatment_receipt_id":"rcpt-t","baseline_cost_micros":90000,"treatment_cost_micros":50000,"avoided_cost_micros":40000,"baseline_tokens":{"original_tokens":10000,"materialized_tokens":6000,"delivered_tokens":5000,"provider_billed_tokens":5000},"treatment_tokens":{"original_tokens":10000,"materialized_tokens":6000,"delivered_tokens":5000,"provider_billed_tokens":5000},"token_savings_ratio_milli":400,"quality_preserved":true,"quality_baseline_score_milli":900,"quality_treatment_score_milli":910,"measurement_method":"provider_reported","context_strategy":"lean","methodology_version":"m-1","evidence_refs":[{"kind":"ProviderReceipt","uri":"s3://evidence/r-1.json","digest":"sha256:abc","signature_status":"Verified"}],"decision_refs":["dec-1"],"signature":"sig"};
+// fixture invalid conformance/hive/leanctx.json#policy expiry fail_closed
+// @ts-expect-error
+export const policyFailClosed: PolicyClassification = {"criticality":"High","expiry_behavior":"fail_closed","grace_period_seconds":3600,"fallback_policy_ref":"pol-0","last_known_good_allowed":true};

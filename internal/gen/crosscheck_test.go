@@ -12,7 +12,10 @@ import (
 	"github.com/agentwire/agentwire/dispatch"
 	"github.com/agentwire/agentwire/envelope"
 	"github.com/agentwire/agentwire/events"
+	"github.com/agentwire/agentwire/hive"
+	"github.com/agentwire/agentwire/hive/registry"
 	"github.com/agentwire/agentwire/jsonvalue"
+	"github.com/agentwire/agentwire/leanctx"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -435,5 +438,93 @@ func TestEnvelopeTSConstantsCorpus(t *testing.T) {
 	}
 	if checked < 15 {
 		t.Errorf("only %d constants checked", checked)
+	}
+}
+
+// renderedSchema returns the rendered schema at path as a value.
+func renderedSchema(t *testing.T, files []File, path string) *jsonvalue.Object {
+	t.Helper()
+	for _, f := range files {
+		if f.Path == path {
+			doc, err := jsonvalue.ParseObject(f.Data, f.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return doc
+		}
+	}
+	t.Fatalf("%s not rendered", path)
+	return nil
+}
+
+// TestHiveLeanctxSchemasAreModels checks that schema/hive.schema.json and
+// schema/leanctx.schema.json are the header members followed by hive.WireSchema and
+// leanctx.WireSchema exactly, so the models' corpus tests (packages hive and leanctx) cover the
+// files.
+func TestHiveLeanctxSchemasAreModels(t *testing.T) {
+	files := rendered(t)
+	for _, c := range []struct {
+		name, title string
+		model       *jsonvalue.Object
+	}{
+		{"hive", "BusFrameV1", hive.WireSchema()},
+		{"leanctx", "LeanCtxDocument", leanctx.WireSchema()},
+	} {
+		doc := renderedSchema(t, files, SchemaPath(c.name))
+		want := jsonvalue.ObjectOf("$comment", Header, "$schema", Dialect,
+			"$id", IDBase+c.name+".schema.json", "title", c.title)
+		for _, m := range c.model.Members() {
+			want.Set(m.Name, m.Value)
+		}
+		if a, b := jsonvalue.AppendEncoded(nil, doc), jsonvalue.AppendEncoded(nil, want); !bytes.Equal(a, b) {
+			t.Errorf("rendered %s schema is not header + model", c.name)
+		}
+	}
+}
+
+// TestHiveSchemaExamples is a smoke test of the rendered files themselves: the hive.md §2.12 and
+// §4.6 examples (hive/testdata/examples.txt, one `TYPE document` per line) are valid under the
+// definition of their TYPE, and the root of each file accepts and refuses a sample document.
+func TestHiveSchemaExamples(t *testing.T) {
+	files := rendered(t)
+	raw, err := os.ReadFile(filepath.Join(repoRoot, "hive/testdata/examples.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for line := range bytes.Lines(raw) {
+		typ, doc, ok := strings.Cut(strings.TrimSpace(string(line)), " ")
+		if !ok {
+			continue
+		}
+		rt, ok := registry.Lookup(typ)
+		if !ok {
+			t.Fatalf("unknown TYPE %q", typ)
+		}
+		pkg, def, _ := strings.Cut(rt.GoName, ".")
+		s := compiled(t, files, SchemaPath(pkg), "#/$defs/"+def)
+		if err := validates(t, s, []byte(doc)); err != nil {
+			t.Errorf("%s %s: %v", typ, doc, err)
+		}
+		n++
+	}
+	if n < 10 {
+		t.Fatalf("only %d examples", n)
+	}
+	// The root of each file: a frame, and a core-contract document.
+	root := compiled(t, files, "schema/hive.schema.json", "")
+	if validates(t, root, []byte(`{"t":"ack","channel":"org:o/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/g","seq":1}`)) != nil {
+		t.Error("the hive root refuses an ack frame")
+	}
+	if validates(t, root, []byte(`{"t":"ack","channel":"org:o/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/g","seq":0}`)) == nil {
+		t.Error("the hive root accepts an ack of seq 0")
+	}
+	lroot := compiled(t, files, "schema/leanctx.schema.json", "")
+	closed := `{"gap_id":"g","last_missing_sequence":9,"ended_at":"e","resolved_at":"r","total_missing_events":3,"billing_period_status":"Complete","signature":"s"}`
+	if err := validates(t, lroot, []byte(closed)); err != nil {
+		t.Errorf("the leanctx root refuses a gap-closed event: %v", err)
+	}
+	if validates(t, lroot, []byte(strings.Replace(closed, "Complete", "complete", 1))) == nil {
+		t.Error("the leanctx root accepts an unknown BillingPeriodStatus")
 	}
 }

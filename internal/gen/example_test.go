@@ -55,4 +55,6 @@ func ExampleRender() {
 	// ts/dispatch.gen.ts
 	// ts/envelope.gen.ts
 	// ts/events.gen.ts
+	// ts/hive.gen.ts
+	// ts/leanctx.gen.ts
 }

@@ -53,8 +53,8 @@ func TestTSFixturesMatchCorpus(t *testing.T) {
 	}
 }
 
-// corpusDocument returns the document a fixture names: FILE#case (a case's text, or for the
-// tools corpus its arguments), FILE#line-N
+// corpusDocument returns the document a fixture names: FILE#case (a case's text, for the tools
+// corpus its arguments, for the hive corpus its document), FILE#line-N
 // (an NDJSON line) or FILE (a whole JSON file), and whether the corpus calls it valid.
 func corpusDocument(t *testing.T, ref string) (any, bool) {
 	t.Helper()
@@ -94,13 +94,22 @@ func corpusDocument(t *testing.T, ref string) (any, bool) {
 			if a, ok := c.Get("arguments"); ok { // tools corpus
 				text = []byte(a.(string))
 			}
-			if h, ok := c.Get("textHex"); ok {
-				if text, err = hex.DecodeString(h.(string)); err != nil {
-					t.Fatal(err)
+			hiveCorpus := c.Has("document") || c.Has("document_hex")
+			if d, ok := c.Get("document"); ok { // hive corpus
+				text = []byte(d.(string))
+			}
+			for _, k := range []string{"textHex", "document_hex"} {
+				if h, ok := c.Get(k); ok {
+					if text, err = hex.DecodeString(h.(string)); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
 			exp := get[*jsonvalue.Object](c, "expect")
 			if v, ok := c.Get("valid"); ok { // tools corpus
+				valid = v == true
+			} else if hiveCorpus { // hive corpus: {"valid": true} or a refusal
+				v, _ := exp.Get("valid")
 				valid = v == true
 			} else if d, ok := exp.Get("decode"); ok { // envelope corpus
 				valid = len(d.([]any)) == 0

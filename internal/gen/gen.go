@@ -100,7 +100,7 @@ type Contract struct {
 // Contracts returns the registered contracts in rendering order. To register a new contract
 // package, add its entry here (see the package doc).
 func Contracts() []Contract {
-	return []Contract{envelopeContract, eventsContract, dispatchContract}
+	return []Contract{envelopeContract, eventsContract, dispatchContract, hiveContract, leanctxContract}
 }
 
 // Render renders every registered contract and returns the files sorted by path. Two contracts
