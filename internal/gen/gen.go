@@ -17,7 +17,11 @@
 //     reflection alone cannot describe them); a test in package events checks the model against
 //     the validator on the conformance corpus;
 //   - dispatch: the suite's per-tool parameter schemas, emitted by toolspec (dispatch-tools.md
-//     §2.4), bundled into a suite schema and written one file per tool as well.
+//     §2.4), bundled into a suite schema and written one file per tool as well;
+//   - hive and leanctx: the declarative models hive.WireSchema and leanctx.WireSchema (their
+//     codecs are hand-written, without `json` tags); tests in those packages and the corpus
+//     cross-check here hold each model to its validators, listing the rules JSON Schema cannot
+//     express by case name.
 //
 // The TypeScript renderer ([TypeScript]) reads the same JSON Schema, so the two artefacts of a
 // contract cannot disagree. It understands this subset and refuses any other keyword: local
