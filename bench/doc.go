@@ -1,0 +1,27 @@
+// Package bench holds the relay's load benchmarks (issue 6 "Benchmarks / load"); it has no
+// library code. Run them with
+//
+//	go test -run '^$' -bench . -benchtime 2s ./bench
+//
+// BenchmarkIngest measures durable ingest in events/s through the relay's whole write path
+// (strict parse + validation + reduce + SQLite append with the snapshot, group-committed
+// fsync) at batch sizes 1, 100 and 1,000 and 1, 8 and 64 concurrent writers, next to the
+// ceiling of the same machine in the same run: raw SQLite WAL inserts of the same event rows at
+// the same batch sizes (synchronous=FULL, one transaction per batch, the approach of the sqlite
+// package's raw benchmark). Three kinds are measured:
+//
+//   - http: a real loopback HTTP relay (httptest) with NDJSON POSTs, the client in the same
+//     process (so it shares the CPUs with the server);
+//   - direct: relay.Server.Append without HTTP (the relay's own cost);
+//   - raw: the SQLite ceiling.
+//
+// Each writer appends to its own runs and starts a new run every 1,000 events, because the
+// stored snapshot (events.md §8.1 includes every event ID and fingerprint) grows with the run
+// and is rewritten with every batch.
+//
+// BenchmarkSSELatency measures publish→SSE-deliver latency (p50, p99) with 100 subscribers on
+// one run while events are produced at a fixed rate (1,000 and 10,000 events/s) and posted over
+// HTTP; a 10-subscriber case at 10,000 events/s separates the rate from the fan-out. An op is
+// one published event; `resumes` counts subscribers cut by the slow-consumer policy (relay.md
+// §3) that resumed from their last id.
+package bench

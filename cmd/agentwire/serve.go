@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/agentwire/agentwire/relay"
+	"github.com/agentwire/agentwire/sqlite"
+)
+
+func init() { register(newServeCmd) }
+
+// serveOptions are the flags of relay.md §1 (each with an AGENTWIRE_* environment equivalent).
+type serveOptions struct {
+	addr      string
+	data      string
+	store     string
+	nats      string
+	auth      string
+	maxBody   string
+	maxEvent  string
+	maxBatch  int
+	logFormat string
+	logLevel  string
+}
+
+// serveEnv maps each flag to its environment variable; an explicitly given flag wins.
+var serveEnv = map[string]string{
+	"addr":       "AGENTWIRE_ADDR",
+	"data":       "AGENTWIRE_DATA",
+	"store":      "AGENTWIRE_STORE",
+	"nats":       "AGENTWIRE_NATS",
+	"auth":       "AGENTWIRE_AUTH",
+	"max-body":   "AGENTWIRE_MAX_BODY",
+	"max-event":  "AGENTWIRE_MAX_EVENT",
+	"max-batch":  "AGENTWIRE_MAX_BATCH",
+	"log-format": "AGENTWIRE_LOG_FORMAT",
+	"log-level":  "AGENTWIRE_LOG_LEVEL",
+}
+
+func newServeCmd() *cobra.Command {
+	var o serveOptions
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the relay: the runs lane over HTTP on an embedded SQLite store (relay.md)",
+		Long: `Run the agentwire relay (spec relay.md).
+
+With no flags it stores its data in ./agentwire-data (SQLite file agentwire.db), listens on
+127.0.0.1:7420 in local mode (no tokens, org "local", loopback only) and prints its URL.
+Every flag has an AGENTWIRE_* environment equivalent (AGENTWIRE_ADDR, AGENTWIRE_DATA, …);
+a flag given on the command line wins. SIGINT or SIGTERM stops it gracefully.`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := applyEnv(cmd.Flags(), serveEnv); err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runServe(ctx, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.addr, "addr", "127.0.0.1:7420", "listen address (local mode only binds loopback)")
+	f.StringVar(&o.data, "data", "./agentwire-data", "data directory (SQLite file agentwire.db inside)")
+	f.StringVar(&o.store, "store", "sqlite", "store backend: sqlite or jetstream")
+	f.StringVar(&o.nats, "nats", "", "NATS URL of an external JetStream cluster (with --store jetstream)")
+	f.StringVar(&o.auth, "auth", "", "auth file (JSON list of hashed bearer tokens); without it the relay runs in local mode")
+	f.StringVar(&o.maxBody, "max-body", "4MiB", "largest request body (bytes, or with KiB/MiB/GiB)")
+	f.StringVar(&o.maxEvent, "max-event", "1MiB", "largest single event (bytes, or with KiB/MiB/GiB)")
+	f.IntVar(&o.maxBatch, "max-batch", relay.DefaultMaxBatch, "most events in one NDJSON request")
+	f.StringVar(&o.logFormat, "log-format", "text", "log format on stderr: text or json")
+	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	return cmd
+}
+
+// applyEnv sets every flag that was not given explicitly from its environment variable.
+func applyEnv(flags *pflag.FlagSet, env map[string]string) error {
+	for name, variable := range env {
+		f := flags.Lookup(name)
+		if f == nil || f.Changed {
+			continue
+		}
+		if v, ok := os.LookupEnv(variable); ok && v != "" {
+			if err := flags.Set(name, v); err != nil {
+				return usageError("invalid %s %q: %v", variable, v, err)
+			}
+		}
+	}
+	return nil
+}
+
+// parseSize parses a byte count with an optional binary suffix (KiB, MiB, GiB; K, M, G too).
+func parseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 || n > (1<<40)/mult {
+		return 0, fmt.Errorf("%q is not a positive size", s)
+	}
+	return n * mult, nil
+}
+
+// runServe runs the relay until ctx ends, then shuts it down gracefully: SSE streams end,
+// in-flight requests finish, the store is flushed and closed.
+func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) error {
+	switch o.store {
+	case "sqlite":
+		if o.nats != "" {
+			return usageError("--nats needs --store jetstream")
+		}
+	case "jetstream":
+		return usageError("--store jetstream is not available yet: this build has the sqlite store only")
+	default:
+		return usageError("unknown --store %q (want sqlite or jetstream)", o.store)
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
+		return usageError("unknown --log-level %q (want debug, info, warn or error)", o.logLevel)
+	}
+	var handler slog.Handler
+	switch o.logFormat {
+	case "text":
+		handler = slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})
+	case "json":
+		handler = slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level})
+	default:
+		return usageError("unknown --log-format %q (want text or json)", o.logFormat)
+	}
+	log := slog.New(handler)
+	maxBody, err := parseSize(o.maxBody)
+	if err != nil {
+		return usageError("invalid --max-body: %v", err)
+	}
+	maxEvent, err := parseSize(o.maxEvent)
+	if err != nil || maxEvent > 1<<31 {
+		return usageError("invalid --max-event: %q is not a positive size below 2GiB", o.maxEvent)
+	}
+	if o.maxBatch <= 0 {
+		return usageError("invalid --max-batch %d: must be positive", o.maxBatch)
+	}
+	var auth *relay.Auth
+	if o.auth != "" {
+		if auth, err = relay.LoadAuth(o.auth); err != nil {
+			return usageError("cannot use --auth: %v", err)
+		}
+	}
+	if err := relay.CheckListenAddress(o.addr, auth != nil); err != nil {
+		return usageError("%v", err)
+	}
+	if err := os.MkdirAll(o.data, 0o750); err != nil {
+		return usageError("cannot create data directory: %v", err)
+	}
+
+	metrics := relay.NewMetrics()
+	dbPath := filepath.Join(o.data, sqlite.DefaultFileName)
+	st, err := sqlite.Open(dbPath, sqlite.Options{OnCommit: func(ci sqlite.CommitInfo) {
+		metrics.ObserveCommit(ci.Duration, ci.Events, ci.Err)
+	}})
+	if err != nil {
+		return &exitError{code: 1, msg: fmt.Sprintf("cannot open store: %v", err)}
+	}
+	srv, err := relay.New(relay.Config{
+		Store:   st,
+		Auth:    auth,
+		Limits:  relay.Limits{MaxBody: maxBody, MaxEvent: int(maxEvent), MaxBatch: o.maxBatch},
+		Logger:  log,
+		Metrics: metrics,
+	})
+	if err != nil {
+		_ = st.Close()
+		return &exitError{code: 1, msg: err.Error()}
+	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		_ = st.Close()
+		return &exitError{code: 1, msg: fmt.Sprintf("cannot listen: %v", err)}
+	}
+	url := "http://" + ln.Addr().String()
+	mode := "local mode"
+	if auth != nil {
+		mode = fmt.Sprintf("auth file %s, %d tokens", o.auth, auth.Len())
+	}
+	fmt.Fprintf(stdout, "agentwire relay serving %s (data %s, %s)\n", url, st.Path(), mode)
+	log.Info("relay started", "url", url, "store", "sqlite", "db", st.Path(), "auth", auth != nil)
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-served:
+	}
+	log.Info("relay shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	shutErr := srv.Shutdown(sctx)
+	if serveErr == nil {
+		serveErr = <-served
+	}
+	closeErr := st.Close()
+	if err := errors.Join(serveErr, shutErr, closeErr); err != nil {
+		return &exitError{code: 1, msg: fmt.Sprintf("relay stopped with an error: %v", err)}
+	}
+	log.Info("relay stopped")
+	return nil
+}

@@ -1,0 +1,10 @@
+// Package crashtest holds the relay's crash test (relay.md §4 Durability): it builds the
+// agentwire binary, runs `agentwire serve` as a child process on a real SQLite file, ingests
+// runs concurrently from several HTTP clients, and kills the child with SIGKILL at random
+// moments. After every restart it checks that every acknowledged event is present exactly once,
+// that no batch is half-applied (each in-doubt batch is either wholly stored or wholly absent),
+// and that each run's stored snapshot equals re-reducing its stored events.
+//
+// The test is part of `go test ./...` and takes well under two minutes; `go test -short`
+// skips it. It needs the `go` command (to build the binary) and POSIX signals.
+package crashtest

@@ -1,0 +1,94 @@
+package relay_test
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/agentwire/agentwire/relay"
+)
+
+// Every limit of relay.md §3 answers its status with the error body, and stores nothing.
+func TestLimits(t *testing.T) {
+	h := newHarness(t, withLimits(relay.Limits{MaxBody: 64 << 10, MaxEvent: 8 << 10, MaxBatch: 50}))
+	const run = "limits"
+	good := simpleRun(run, 3, false)
+	big := ev(run, 6, 6, "message.part.delta", `"messageId":"m","part":{"type":"text","text":"`+strings.Repeat("x", 9<<10)+`"}`)
+	deep := ev(run, 6, 6, "message.part.delta", `"messageId":"m","part":{"type":"custom","name":"d","data":`+strings.Repeat("[", 126)+strings.Repeat("]", 126)+`}`)
+	tooDeep := ev(run, 6, 6, "message.part.delta", `"messageId":"m","part":{"type":"custom","name":"d","data":`+strings.Repeat("[", 127)+strings.Repeat("]", 127)+`}`)
+	many := make([][]byte, 0, 51)
+	many = append(many, good...)
+	for len(many) < 51 {
+		many = append(many, []byte(`{}`))
+	}
+	hugeBody := bytes.Repeat([]byte(" "), 65<<10)
+
+	cases := []struct {
+		name        string
+		contentType string
+		body        []byte
+		status      int
+		code        string
+		msg         string
+		index       int // -1: no index
+		field       string
+	}{
+		{"body over limit", relay.MediaNDJSON, append(ndjson(good), hugeBody...), 413, relay.CodePayloadTooLarge,
+			"Request body exceeds the limit of 65536 bytes.", -1, ""},
+		{"event over limit", relay.MediaNDJSON, ndjson(append(append([][]byte{}, good...), big)), 413, relay.CodePayloadTooLarge,
+			"Agent event exceeds the limit of 8192 bytes.", 5, ""},
+		{"batch over limit", relay.MediaNDJSON, ndjson(many), 413, relay.CodePayloadTooLarge,
+			"An NDJSON batch holds at most 50 events.", 50, ""},
+		{"depth 129", relay.MediaNDJSON, ndjson(append(append([][]byte{}, good...), tooDeep)), 400, relay.CodeInvalidRequest,
+			"Agent event.part.data" + strings.Repeat("[0]", 126) + " exceeds the maximum nesting depth of 128.", 5, ""},
+		{"run ID differs from path", relay.MediaNDJSON, ndjson(append(append([][]byte{}, good...), ev("other", 6, 6, "run.completed", `"finishReason":"x","content":[]`))), 400, relay.CodeInvalidRequest,
+			"Agent event.runId does not match the run ID of the request path.", 5, "runId"},
+		{"no content type", "", ndjson(good), 415, relay.CodeUnsupportedMediaType,
+			"Content-Type must be application/json (one event) or application/x-ndjson (a batch).", -1, ""},
+		{"text/plain", "text/plain", ndjson(good), 415, relay.CodeUnsupportedMediaType,
+			`Content-Type must be application/json (one event) or application/x-ndjson (a batch), got "text/plain".`, -1, ""},
+		{"latin-1", "application/json; charset=iso-8859-1", good[0], 415, relay.CodeUnsupportedMediaType,
+			`Content-Type charset must be utf-8, got "iso-8859-1".`, -1, ""},
+		{"empty batch", relay.MediaNDJSON, []byte("\n \r\n\t\n"), 400, relay.CodeInvalidRequest,
+			"The request body holds no event.", -1, ""},
+		{"two events as application/json", relay.MediaJSON, ndjson(good[:2]), 400, relay.CodeInvalidRequest,
+			"Agent event is not valid JSON text at byte offset " + strconv.Itoa(len(good[0])+1) + ".", 0, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			hdr := map[string]string{}
+			if tc.contentType != "" {
+				hdr["Content-Type"] = tc.contentType
+			}
+			code, _, body := h.do("POST", "/v1/runs/"+run+"/events", "", hdr, tc.body)
+			e := errorBody(t, code, body)
+			if code != tc.status || e.Code != tc.code || e.Message != tc.msg || e.Field != tc.field {
+				t.Fatalf("got %d %s", code, body)
+			}
+			if (tc.index < 0) == e.HasIndex || (tc.index >= 0 && e.Index != tc.index) {
+				t.Fatalf("index: got %s", body)
+			}
+			if code, _, _ := h.do("GET", "/v1/runs/"+run, "", nil, nil); code != 404 {
+				t.Fatalf("refused request stored something")
+			}
+		})
+	}
+	// Depth 128 and exactly the limits are accepted.
+	ok := append(append([][]byte{}, good...), deep)
+	if res := h.postOK(run, ok...); res.Accepted != 6 {
+		t.Fatalf("%+v", res)
+	}
+	h.checkSnapshot(relay.LocalOrg, run)
+}
+
+// The default batch limit is 10,000 events (relay.md §2); the 10,001st is refused before
+// anything is parsed.
+func TestDefaultBatchLimit(t *testing.T) {
+	h := newHarness(t)
+	body := bytes.Repeat([]byte("{}\n"), 10001)
+	code, _, resp := h.do("POST", "/v1/runs/x/events", "", map[string]string{"Content-Type": relay.MediaNDJSON}, body)
+	if e := errorBody(t, code, resp); code != 413 || e.Index != 10000 || e.Message != "An NDJSON batch holds at most 10000 events." {
+		t.Fatalf("%d %s", code, resp)
+	}
+}

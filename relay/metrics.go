@@ -1,0 +1,117 @@
+package relay
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metrics are the relay's Prometheus series (relay.md §2 Operations): requests by route and
+// code, events ingested, duplicates, refusals by code, subscribers, fan-out lag and the store
+// commit latency histogram. Each Metrics owns its registry, so several relays (tests) can
+// live in one process.
+type Metrics struct {
+	reg *prometheus.Registry
+
+	requests        *prometheus.CounterVec
+	ingested        prometheus.Counter
+	duplicates      prometheus.Counter
+	refusals        *prometheus.CounterVec
+	conflicts       prometheus.Counter
+	subscribers     prometheus.Gauge
+	slowDisconnects prometheus.Counter
+	fanoutLag       prometheus.Histogram
+	commit          prometheus.Histogram
+	commitEvents    prometheus.Histogram
+	commitErrors    prometheus.Counter
+}
+
+// NewMetrics creates the relay's series on a fresh registry, together with the Go runtime
+// and process collectors.
+func NewMetrics() *Metrics {
+	reg := prometheus.NewRegistry()
+	m := &Metrics{
+		reg: reg,
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "agentwire_http_requests_total",
+			Help: "HTTP requests answered, by route pattern and status code.",
+		}, []string{"route", "code"}),
+		ingested: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "agentwire_run_events_ingested_total",
+			Help: "Run events stored (validated, reduced and durably committed).",
+		}),
+		duplicates: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "agentwire_run_event_duplicates_total",
+			Help: "Exact duplicate run events answered as no-ops.",
+		}),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "agentwire_run_event_refusals_total",
+			Help: "Refused run-event requests, by error code.",
+		}, []string{"code"}),
+		conflicts: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "agentwire_store_conflicts_total",
+			Help: "Optimistic-concurrency conflicts met by the runs lane (each one retried).",
+		}),
+		subscribers: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "agentwire_sse_subscribers",
+			Help: "Open SSE event streams.",
+		}),
+		slowDisconnects: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "agentwire_sse_slow_disconnects_total",
+			Help: "SSE subscribers disconnected because their queue overflowed.",
+		}),
+		fanoutLag: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "agentwire_fanout_lag_seconds",
+			Help:    "Time from a live event's commit to its SSE frame being written to a subscriber.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16),
+		}),
+		commit: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "agentwire_store_commit_seconds",
+			Help:    "Store group-commit latency (BEGIN to durable COMMIT).",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16),
+		}),
+		commitEvents: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "agentwire_store_commit_events",
+			Help:    "Events stored per group commit.",
+			Buckets: prometheus.ExponentialBuckets(1, 4, 9),
+		}),
+		commitErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "agentwire_store_commit_errors_total",
+			Help: "Group commits that failed as a whole.",
+		}),
+	}
+	reg.MustRegister(m.requests, m.ingested, m.duplicates, m.refusals, m.conflicts, m.subscribers,
+		m.slowDisconnects, m.fanoutLag, m.commit, m.commitEvents, m.commitErrors,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Registry returns the registry the series live on.
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Handler serves the Prometheus text exposition (GET /metrics).
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
+
+// ObserveCommit records one store group commit (the sqlite backend's OnCommit hook feeds it:
+// `agentwire_store_commit_seconds`).
+func (m *Metrics) ObserveCommit(d time.Duration, events int, err error) {
+	if m == nil {
+		return
+	}
+	if err != nil {
+		m.commitErrors.Inc()
+		return
+	}
+	m.commit.Observe(d.Seconds())
+	m.commitEvents.Observe(float64(events))
+}
+
+func (m *Metrics) request(route string, code int) {
+	m.requests.WithLabelValues(route, strconv.Itoa(code)).Inc()
+}

@@ -1,0 +1,433 @@
+package relay
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentwire/agentwire/events"
+	"github.com/agentwire/agentwire/jsonvalue"
+	"github.com/agentwire/agentwire/store"
+)
+
+// AppendResult is the 200 answer of POST /v1/runs/{runId}/events (relay.md §2):
+// `{"accepted":n,"duplicates":d,"lastLogicalSequence":x,"status":"…"}`.
+type AppendResult struct {
+	// Accepted is `accepted`: events of the request that were stored.
+	Accepted int
+	// Duplicates is `duplicates`: exact duplicates (events.md §8.3 step 3) answered as no-ops.
+	Duplicates int
+	// LastLogicalSequence is the run's `lastLogicalSequence` after the request.
+	LastLogicalSequence int64
+	// Status is the run's reducer `status` after the request.
+	Status string
+}
+
+// AppendJSON appends the answer body.
+func (a AppendResult) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"accepted":`...)
+	dst = strconv.AppendInt(dst, int64(a.Accepted), 10)
+	dst = append(dst, `,"duplicates":`...)
+	dst = strconv.AppendInt(dst, int64(a.Duplicates), 10)
+	dst = append(dst, `,"lastLogicalSequence":`...)
+	dst = strconv.AppendInt(dst, a.LastLogicalSequence, 10)
+	dst = append(dst, `,"status":`...)
+	dst = append(dst, jsonvalue.Quote(a.Status)...)
+	return append(dst, "}\n"...)
+}
+
+// batch is a request body parsed up to its first failing event.
+type batch struct {
+	events []events.Event
+	data   [][]byte // each event's encoding, as stored and served
+	// fail is the first parse, size or runId fault; it belongs to the event at index
+	// len(events). Reducer refusals of earlier events take precedence over it.
+	fail *Error
+}
+
+// parseBatch parses the events of one request in order, stopping at the first fault (strict
+// JSON and contract validation by events.ParseEvent, the 1 MiB event limit, the path's runId).
+func (s *Server) parseBatch(lines [][]byte, runID string) batch {
+	b := batch{events: make([]events.Event, 0, len(lines)), data: make([][]byte, 0, len(lines))}
+	size := 0
+	for _, line := range lines {
+		size += len(line)
+	}
+	// One buffer holds every event's encoding (about the size of the request text).
+	buf := make([]byte, 0, size+size/8+64)
+	for i, line := range lines {
+		if len(line) > s.limits.MaxEvent {
+			b.fail = newError(CodePayloadTooLarge, "Agent event exceeds the limit of %d bytes.", s.limits.MaxEvent).withIndex(i)
+			return b
+		}
+		ev, err := events.ParseEvent(line)
+		if err != nil {
+			b.fail = newError(CodeInvalidRequest, "%s", err.Error()).withIndex(i)
+			return b
+		}
+		if ev.RunID() != runID {
+			b.fail = newError(CodeInvalidRequest, "Agent event.runId does not match the run ID of the request path.").withIndex(i).withField("runId")
+			return b
+		}
+		b.events = append(b.events, ev)
+		start := len(buf)
+		buf = ev.AppendJSON(buf)
+		b.data = append(b.data, buf[start:len(buf):len(buf)])
+	}
+	return b
+}
+
+// handleAppend serves POST /v1/runs/{runId}/events.
+func (s *Server) handleAppend(w http.ResponseWriter, r *http.Request, p *Principal) {
+	runID := r.PathValue("runId")
+	ndjson, e := bodyKind(r)
+	if e != nil {
+		s.refuse(w, e)
+		return
+	}
+	body, e := readBody(w, r, s.limits.MaxBody)
+	if e != nil {
+		s.refuse(w, e)
+		return
+	}
+	var lines [][]byte
+	if ndjson {
+		if lines, e = splitNDJSON(body, s.limits.MaxBatch); e != nil {
+			s.refuse(w, e)
+			return
+		}
+	} else {
+		lines = [][]byte{body}
+	}
+	if len(lines) == 0 {
+		s.refuse(w, newError(CodeInvalidRequest, "The request body holds no event."))
+		return
+	}
+	res, e := s.Append(r.Context(), p.Org, runID, lines)
+	if e != nil {
+		s.refuse(w, e)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(res.AppendJSON(nil))
+}
+
+// refuse answers an error of the ingest route and counts it by code.
+func (s *Server) refuse(w http.ResponseWriter, e *Error) {
+	s.metrics.refusals.WithLabelValues(e.Code).Inc()
+	writeError(w, e)
+}
+
+// Append is the ingest path of POST /v1/runs/{runId}/events without HTTP framing: lines are
+// the request's event texts in order. It parses them, reduces them in order from the run's
+// stored state, and stores the accepted events with the new snapshot in one durable AppendRun,
+// retrying from fresh state after a store conflict. On any refusal nothing is stored.
+func (s *Server) Append(ctx context.Context, org, runID string, lines [][]byte) (AppendResult, *Error) {
+	b := s.parseBatch(lines, runID)
+	if len(b.events) == 0 {
+		return AppendResult{}, b.fail
+	}
+	key := runKey{org, runID}
+	ent := s.runs.acquire(key)
+	defer s.runs.release(ent)
+
+	// The commit must not be cut by the client leaving: once queued, its outcome decides the
+	// cached state, and a 2xx is only ever sent after it is durable.
+	storeCtx := context.WithoutCancel(ctx)
+	accepted := make([]store.Event, 0, len(b.events))
+	for attempt := 0; ; attempt++ {
+		// fresh: the state was read from the store for this request. A cached state is
+		// only trusted for appends (the store's optimistic check confirms it); a refusal or an
+		// all-duplicates answer computed from it is re-checked against a fresh read, in case
+		// another process advanced the run.
+		fresh := false
+		if !ent.valid {
+			if e := s.loadState(ctx, ent); e != nil {
+				return AppendResult{}, e
+			}
+			fresh = true
+		}
+		st := ent.state
+		accepted = accepted[:0]
+		dups := 0
+		var refusal *Error
+		for i, ev := range b.events {
+			next, err := events.Reduce(st, ev)
+			if err != nil {
+				refusal = reduceError(err, i)
+				break
+			}
+			if next.EventCount() == st.EventCount() {
+				// Reduce returns the state unchanged for an exact duplicate (events.md §8.3
+				// step 3); every applied event appends its ID.
+				dups++
+				continue
+			}
+			st = next
+			accepted = append(accepted, store.Event{
+				LogicalSequence: ev.LogicalSequence(),
+				EventID:         ev.EventID(),
+				Type:            string(ev.Type()),
+				Data:            b.data[i],
+			})
+		}
+		if refusal == nil {
+			refusal = b.fail
+		}
+		if (refusal != nil || len(accepted) == 0) && !fresh {
+			ent.valid = false
+			attempt--
+			continue
+		}
+		if refusal != nil {
+			return AppendResult{}, refusal
+		}
+		if len(accepted) == 0 {
+			s.metrics.duplicates.Add(float64(dups))
+			return AppendResult{Duplicates: dups, LastLogicalSequence: ent.last, Status: string(st.Status())}, nil
+		}
+		req := store.AppendRequest{
+			ExpectedLastLogicalSequence: ent.last,
+			Events:                      accepted,
+			Snapshot:                    st.AppendJSON(ent.snap[:0]),
+			Status:                      string(st.Status()),
+		}
+		info, err := s.store.AppendRun(storeCtx, org, runID, req)
+		ent.snap = req.Snapshot
+		if err == nil {
+			prev := ent.last
+			ent.state, ent.last, ent.valid = st, info.LastLogicalSequence, true
+			s.fan.publish(key, renderFrames(accepted, prev, time.Now()))
+			s.metrics.ingested.Add(float64(len(accepted)))
+			s.metrics.duplicates.Add(float64(dups))
+			return AppendResult{Accepted: len(accepted), Duplicates: dups, LastLogicalSequence: info.LastLogicalSequence, Status: req.Status}, nil
+		}
+		ent.valid = false
+		var ee *store.EventError
+		if (errors.Is(err, store.ErrConflict) || errors.As(err, &ee)) && attempt < maxConflictRetries {
+			// Another writer advanced the run after our read (or, for an EventError, the
+			// stored events disagree with the state we reduced against): reload, re-reduce.
+			s.metrics.conflicts.Inc()
+			continue
+		}
+		return AppendResult{}, s.storeErr(ctx, "append", err)
+	}
+}
+
+// loadState reads the run's stored snapshot into ent (a missing run is the initial state).
+func (s *Server) loadState(ctx context.Context, ent *runEntry) *Error {
+	snap, info, err := s.store.GetRun(ctx, ent.key.org, ent.key.run)
+	if errors.Is(err, store.ErrNotFound) {
+		ent.state, ent.last, ent.valid = events.NewReducerState(), 0, true
+		return nil
+	}
+	if err != nil {
+		return s.storeErr(ctx, "load snapshot", err)
+	}
+	st, err := events.DecodeReducerState(snap)
+	if err != nil || int64(st.LastLogicalSequence()) != info.LastLogicalSequence {
+		msg := "snapshot does not match the run's last logical sequence"
+		if err != nil {
+			msg = err.Error()
+		}
+		s.log.LogAttrs(ctx, slog.LevelError, "stored snapshot unusable", slog.String("org", ent.key.org),
+			slog.String("run", ent.key.run), slog.String("error", msg))
+		return newError(CodeInternal, "Internal error.")
+	}
+	ent.state, ent.last, ent.valid = st, info.LastLogicalSequence, true
+	return nil
+}
+
+func (s *Server) storeErr(ctx context.Context, op string, err error) *Error {
+	if errors.Is(err, store.ErrClosed) || (s.isShuttingDown() && errors.Is(err, context.Canceled)) {
+		return newError(CodeUnavailable, "The relay is shutting down.")
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return newError(CodeUnavailable, "The request was cancelled.")
+	}
+	s.log.LogAttrs(ctx, slog.LevelError, "store error", slog.String("op", op), slog.String("error", err.Error()))
+	return newError(CodeInternal, "Internal error.")
+}
+
+// reduceError maps a Reduce failure of the event at index i: a reducer refusal is 409
+// conflict, anything else (a strict-JSON fault) 400; the message is the contract's text.
+func reduceError(err error, i int) *Error {
+	var re *events.ReduceError
+	if errors.As(err, &re) {
+		return newError(CodeConflict, "%s", err.Error()).withIndex(i)
+	}
+	return newError(CodeInvalidRequest, "%s", err.Error()).withIndex(i)
+}
+
+// handleGetRun serves GET /v1/runs/{runId}: the stored snapshot plus
+// `"meta":{"createdAt","updatedAt","eventCount"}`.
+func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request, p *Principal) {
+	snap, info, err := s.store.GetRun(r.Context(), p.Org, r.PathValue("runId"))
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, runNotFound())
+		return
+	}
+	if err != nil {
+		writeError(w, s.storeErr(r.Context(), "get run", err))
+		return
+	}
+	snap = bytes.TrimRight(snap, " \t\r\n")
+	if len(snap) < 2 || snap[len(snap)-1] != '}' {
+		writeError(w, s.storeErr(r.Context(), "get run", errors.New("stored snapshot is not a JSON object")))
+		return
+	}
+	inner := bytes.TrimRight(snap[:len(snap)-1], " \t\r\n")
+	out := make([]byte, 0, len(snap)+128)
+	out = append(out, inner...)
+	if inner[len(inner)-1] != '{' {
+		out = append(out, ',')
+	}
+	out = append(out, `"meta":{"createdAt":`...)
+	out = appendTime(out, info.CreatedAt)
+	out = append(out, `,"updatedAt":`...)
+	out = appendTime(out, info.UpdatedAt)
+	out = append(out, `,"eventCount":`...)
+	out = strconv.AppendInt(out, info.EventCount, 10)
+	out = append(out, "}}\n"...)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(out)
+}
+
+// TimeFormat is how the relay writes `createdAt` and `updatedAt`: RFC 3339 in UTC with
+// milliseconds, like event timestamps (events.md §11).
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+func appendTime(dst []byte, t time.Time) []byte {
+	dst = append(dst, '"')
+	dst = t.UTC().AppendFormat(dst, TimeFormat)
+	return append(dst, '"')
+}
+
+func runNotFound() *Error { return newError(CodeNotFound, "Run not found.") }
+
+// handleReadEvents serves GET /v1/runs/{runId}/events as NDJSON, or as SSE when the client
+// accepts text/event-stream.
+func (s *Server) handleReadEvents(w http.ResponseWriter, r *http.Request, p *Principal) {
+	q := r.URL.Query()
+	var after int64
+	if v := q.Get("after"); v != "" {
+		var e *Error
+		if after, e = parseCursor("after", v); e != nil {
+			writeError(w, e)
+			return
+		}
+	}
+	if wantsSSE(r) {
+		if v := r.Header.Get("Last-Event-ID"); v != "" {
+			var e *Error
+			if after, e = parseCursor("Last-Event-ID", strings.TrimSpace(v)); e != nil {
+				writeError(w, e)
+				return
+			}
+		}
+		follow := false
+		if v := q.Get("follow"); v != "" {
+			var err error
+			if follow, err = strconv.ParseBool(v); err != nil {
+				writeError(w, newError(CodeInvalidRequest, "follow must be true or false, got %q.", v).withField("follow"))
+				return
+			}
+		}
+		s.streamEvents(w, r, p, r.PathValue("runId"), after, follow)
+		return
+	}
+	limit, e := parseLimit(q.Get("limit"), DefaultReadLimit, MaxReadLimit)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	evs, err := s.store.ReadEvents(r.Context(), p.Org, r.PathValue("runId"), after, limit)
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, runNotFound())
+		return
+	}
+	if err != nil {
+		writeError(w, s.storeErr(r.Context(), "read events", err))
+		return
+	}
+	size := 0
+	for _, ev := range evs {
+		size += len(ev.Data) + 1
+	}
+	out := make([]byte, 0, size)
+	for _, ev := range evs {
+		out = append(out, ev.Data...)
+		out = append(out, '\n')
+	}
+	w.Header().Set("Content-Type", MediaNDJSON)
+	_, _ = w.Write(out)
+}
+
+func wantsSSE(r *http.Request) bool {
+	for _, a := range r.Header.Values("Accept") {
+		if strings.Contains(strings.ToLower(a), MediaSSE) {
+			return true
+		}
+	}
+	return false
+}
+
+// runStatuses are the reducer statuses a `status=` filter may name (events.md §8.1).
+var runStatuses = map[string]bool{
+	string(events.StatusIdle): true, string(events.StatusRunning): true, string(events.StatusWaiting): true,
+	string(events.StatusCompleted): true, string(events.StatusFailed): true, string(events.StatusCancelled): true,
+}
+
+// handleListRuns serves GET /v1/runs?status=&limit=&cursor=: newest first,
+// `{"runs":[{runId,status,updatedAt,eventCount}],"next"?:cursor}`.
+func (s *Server) handleListRuns(w http.ResponseWriter, r *http.Request, p *Principal) {
+	q := r.URL.Query()
+	status := q.Get("status")
+	if status != "" && !runStatuses[status] {
+		writeError(w, newError(CodeInvalidRequest, "status must be one of idle, running, waiting, completed, failed, cancelled, got %q.", status).withField("status"))
+		return
+	}
+	limit, e := parseLimit(q.Get("limit"), DefaultListLimit, MaxListLimit)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	page, err := s.store.ListRuns(r.Context(), p.Org, store.ListRunsQuery{Status: status, Limit: limit, Cursor: q.Get("cursor")})
+	if errors.Is(err, store.ErrInvalidCursor) {
+		writeError(w, newError(CodeInvalidRequest, "cursor is not a cursor this relay issued.").withField("cursor"))
+		return
+	}
+	if err != nil {
+		writeError(w, s.storeErr(r.Context(), "list runs", err))
+		return
+	}
+	out := make([]byte, 0, 64+96*len(page.Runs))
+	out = append(out, `{"runs":[`...)
+	for i, run := range page.Runs {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, `{"runId":`...)
+		out = append(out, jsonvalue.Quote(run.RunID)...)
+		out = append(out, `,"status":`...)
+		out = append(out, jsonvalue.Quote(run.Status)...)
+		out = append(out, `,"updatedAt":`...)
+		out = appendTime(out, run.UpdatedAt)
+		out = append(out, `,"eventCount":`...)
+		out = strconv.AppendInt(out, run.EventCount, 10)
+		out = append(out, '}')
+	}
+	out = append(out, ']')
+	if page.Next != "" {
+		out = append(out, `,"next":`...)
+		out = append(out, jsonvalue.Quote(page.Next)...)
+	}
+	out = append(out, "}\n"...)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(out)
+}

@@ -1,0 +1,403 @@
+package relay_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentwire/agentwire/jsonvalue"
+	"github.com/agentwire/agentwire/relay"
+)
+
+func TestAppendReadAndSnapshot(t *testing.T) {
+	h := newHarness(t)
+	lines := synthLines(t, 60, 7, "run-a")
+	res := h.postOK("run-a", lines[:25]...)
+	if res != (relay.AppendResult{Accepted: 25, LastLogicalSequence: 25, Status: "running"}) {
+		t.Fatalf("first batch: %+v", res)
+	}
+	// One event as application/json.
+	code, _, body := h.do("POST", "/v1/runs/run-a/events", "", map[string]string{"Content-Type": "application/json; charset=utf-8"}, lines[25])
+	if code != 200 || string(body) != `{"accepted":1,"duplicates":0,"lastLogicalSequence":26,"status":"running"}`+"\n" {
+		t.Fatalf("single event: %d %s", code, body)
+	}
+	res = h.postOK("run-a", lines[26:]...)
+	if res != (relay.AppendResult{Accepted: 34, LastLogicalSequence: 60, Status: "completed"}) {
+		t.Fatalf("last batch: %+v", res)
+	}
+
+	// GET /v1/runs/{runId}: the reducer snapshot plus meta.
+	code, _, body = h.do("GET", "/v1/runs/run-a", "", nil, nil)
+	if code != 200 {
+		t.Fatalf("GET run: %d %s", code, body)
+	}
+	snap, meta := stripMeta(t, body)
+	if want := reduceLines(t, lines); !bytes.Equal(snap, want) {
+		t.Fatalf("snapshot:\n got %s\nwant %s", snap, want)
+	}
+	if got := meta.Keys(); strings.Join(got, ",") != "createdAt,updatedAt,eventCount" {
+		t.Fatalf("meta members %v", got)
+	}
+	if n, _ := meta.Get("eventCount"); n != float64(60) {
+		t.Fatalf("eventCount %v", n)
+	}
+	h.checkSnapshot(relay.LocalOrg, "run-a")
+
+	// NDJSON read with cursor and limit: the stored event JSON, equal to what was sent.
+	got, err := h.client.ReadEvents(context.Background(), "run-a", 10, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 5 {
+		t.Fatalf("read %d events", len(got))
+	}
+	for i, l := range got {
+		a, _ := jsonvalue.Parse(l, "")
+		b, _ := jsonvalue.Parse(lines[10+i], "")
+		if !jsonvalue.Equal(a, b) {
+			t.Fatalf("event %d: got %s want %s", 11+i, l, lines[10+i])
+		}
+	}
+	all, err := h.client.ReadAllEvents(context.Background(), "run-a")
+	if err != nil || len(all) != 60 {
+		t.Fatalf("read all: %d %v", len(all), err)
+	}
+	code, _, body = h.do("GET", "/v1/runs/run-a/events?after=60", "", nil, nil)
+	if code != 200 || len(body) != 0 {
+		t.Fatalf("read at end: %d %q", code, body)
+	}
+}
+
+// A refused event anywhere in a batch stores none of the batch (relay.md §2: atomically in
+// order), for reducer refusals (409) and invalid events (400) alike.
+func TestBatchAtomicity(t *testing.T) {
+	const run = "atomic"
+	base := simpleRun(run, 3, false) // logical 1..5
+	cases := []struct {
+		name   string
+		fifth  []byte
+		status int
+		code   string
+		msg    string
+	}{
+		{"reducer refusal", bytes.Replace(ev(run, 2, 6, "message.part.delta", `"messageId":"m","part":{"type":"text","text":"x"}`), []byte(`"atomic:2"`), []byte(`"other"`), 1),
+			409, relay.CodeConflict, "Agent event logical sequence must increase monotonically."},
+		{"unknown message", ev(run, 6, 6, "message.part.delta", `"messageId":"nope","part":{"type":"text","text":"x"}`),
+			409, relay.CodeConflict, "Message delta has no started message."},
+		{"invalid event", ev(run, 6, 6, "message.started", `"messageId":"m2","role":"system"`),
+			400, relay.CodeInvalidRequest, "Agent event role is unsupported."},
+		{"bad JSON", []byte(`{"type":"run.started",}`),
+			400, relay.CodeInvalidRequest, "Agent event is not valid JSON text at byte offset 22."},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			// A new run: the refused batch must not even create it.
+			batch := append(append([][]byte{}, base[:4]...), tc.fifth)
+			code, body := h.post(run, "", batch...)
+			e := errorBody(t, code, body)
+			if code != tc.status || e.Code != tc.code || e.Message != tc.msg || !e.HasIndex || e.Index != 4 {
+				t.Fatalf("got %d %s", code, body)
+			}
+			if code, _, _ := h.do("GET", "/v1/runs/"+run, "", nil, nil); code != 404 {
+				t.Fatalf("refused first batch created the run: %d", code)
+			}
+			// An existing run: a refused batch leaves it exactly as it was.
+			h.postOK(run, base[0])
+			before, _, _ := h.store.GetRun(context.Background(), relay.LocalOrg, run)
+			code, body = h.post(run, "", batch[1:]...)
+			e = errorBody(t, code, body)
+			if code != tc.status || e.Message != tc.msg || e.Index != 3 {
+				t.Fatalf("got %d %s", code, body)
+			}
+			after, info, _ := h.store.GetRun(context.Background(), relay.LocalOrg, run)
+			if !bytes.Equal(before, after) || info.EventCount != 1 || len(h.storedEvents(relay.LocalOrg, run)) != 1 {
+				t.Fatalf("refused batch changed the run: %d events", info.EventCount)
+			}
+			h.checkSnapshot(relay.LocalOrg, run)
+		})
+	}
+}
+
+// The first failing event wins: a reducer refusal before an invalid event is the answer.
+func TestFirstFailureWins(t *testing.T) {
+	h := newHarness(t)
+	const run = "first"
+	lines := [][]byte{
+		ev(run, 1, 1, "run.started", ""),
+		ev(run, 2, 2, "message.part.delta", `"messageId":"m","part":{"type":"text","text":"x"}`), // 409
+		[]byte(`not json`), // 400, later
+	}
+	code, body := h.post(run, "", lines...)
+	e := errorBody(t, code, body)
+	if code != 409 || e.Index != 1 || e.Message != "Message delta has no started message." {
+		t.Fatalf("got %d %s", code, body)
+	}
+	lines[1] = ev(run, 2, 2, "message.started", `"messageId":"m","role":"user"`)
+	code, body = h.post(run, "", lines...)
+	e = errorBody(t, code, body)
+	if code != 400 || e.Index != 2 || e.Message != "Agent event is not valid JSON text at byte offset 1." {
+		t.Fatalf("got %d %s", code, body)
+	}
+}
+
+func TestDuplicateBatchReplay(t *testing.T) {
+	h := newHarness(t)
+	const run = "dups"
+	lines := synthLines(t, 40, 3, run)
+	first := h.postOK(run, lines[:30]...)
+	_, info1, _ := h.store.GetRun(context.Background(), relay.LocalOrg, run)
+
+	// The same batch again: every event a duplicate, nothing stored, same answer otherwise.
+	again := h.postOK(run, lines[:30]...)
+	if again != (relay.AppendResult{Accepted: 0, Duplicates: 30, LastLogicalSequence: 30, Status: first.Status}) {
+		t.Fatalf("replay: %+v", again)
+	}
+	_, info2, _ := h.store.GetRun(context.Background(), relay.LocalOrg, run)
+	if info2 != info1 {
+		t.Fatalf("replay changed the run: %+v → %+v", info1, info2)
+	}
+	// Overlapping batch: 10 duplicates then 10 new events; a duplicate inside the batch too.
+	overlap := append(append([][]byte{}, lines[20:40]...), lines[39])
+	res := h.postOK(run, overlap...)
+	if res != (relay.AppendResult{Accepted: 10, Duplicates: 11, LastLogicalSequence: 40, Status: "completed"}) {
+		t.Fatalf("overlap: %+v", res)
+	}
+	// A duplicate ID with different data is a refusal, not a duplicate.
+	changed := bytes.Replace(lines[5], []byte(`"timestamp":"`), []byte(`"timestamp":"x`), 1)
+	code, body := h.post(run, "", changed)
+	if e := errorBody(t, code, body); code != 409 || e.Message != "Agent event ID was reused for different event data." || e.Index != 0 {
+		t.Fatalf("changed duplicate: %d %s", code, body)
+	}
+	// Replay after the terminal event is still a no-op (events.md §8.3 step 3).
+	if res := h.postOK(run, lines...); res.Duplicates != 40 || res.Accepted != 0 {
+		t.Fatalf("full replay: %+v", res)
+	}
+	if n := len(h.storedEvents(relay.LocalOrg, run)); n != 40 {
+		t.Fatalf("stored %d events", n)
+	}
+	h.checkSnapshot(relay.LocalOrg, run)
+}
+
+// Concurrent writers of one run, each sending the whole run in batches: exactly one copy of
+// every event is stored and the snapshot is the reduction of the stored events.
+func TestConcurrentWritersOneRun(t *testing.T) {
+	h := newHarness(t)
+	const run = "race"
+	lines := synthLines(t, 300, 11, run)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	accepted, dups := 0, 0
+	for w := range 4 {
+		wg.Go(func() {
+			size := 10 + 7*w
+			for i := 0; i < len(lines); i += size {
+				res, err := h.client.Append(context.Background(), run, relay.MediaNDJSON, ndjson(lines[i:min(i+size, len(lines))]))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				accepted += res.Accepted
+				dups += res.Duplicates
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if accepted != 300 || dups != 900 {
+		t.Fatalf("accepted %d duplicates %d", accepted, dups)
+	}
+	h.checkSnapshot(relay.LocalOrg, run)
+}
+
+// Two relays over one store: each one's cached state goes stale when the other writes, so
+// the store's optimistic check refuses the append and the relay reloads and retries.
+func TestConflictRetryAcrossRelays(t *testing.T) {
+	a := newHarness(t)
+	b := newHarnessOn(t, a.dir, a.store)
+	const run = "two-relays"
+	lines := simpleRun(run, 77, true) // 80 events, deltas only: a stale state reduces them without refusal
+	for i := 0; i < len(lines); i += 10 {
+		h := a
+		if (i/10)%2 == 1 {
+			h = b
+		}
+		res := h.postOK(run, lines[i:i+10]...)
+		if res.Accepted != 10 || res.LastLogicalSequence != int64(i+10) {
+			t.Fatalf("batch %d: %+v", i/10, res)
+		}
+	}
+	a.checkSnapshot(relay.LocalOrg, run)
+	for name, h := range map[string]*harness{"a": a, "b": b} {
+		m := scrape(t, h)
+		if strings.Contains(m, "agentwire_store_conflicts_total 0\n") || !strings.Contains(m, "agentwire_store_conflicts_total") {
+			t.Fatalf("relay %s met no store conflict", name)
+		}
+	}
+}
+
+func TestListRuns(t *testing.T) {
+	h := newHarness(t)
+	for i := range 5 {
+		run := fmt.Sprintf("list-%d", i)
+		h.postOK(run, simpleRun(run, 1, i%2 == 0)...)
+	}
+	var all []string
+	cursor := ""
+	for {
+		path := "/v1/runs?limit=2"
+		if cursor != "" {
+			path += "&cursor=" + cursor
+		}
+		code, _, body := h.do("GET", path, "", nil, nil)
+		if code != 200 {
+			t.Fatalf("%d %s", code, body)
+		}
+		obj, err := jsonvalue.ParseObject(body, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, _ := obj.Get("runs")
+		for _, r := range runs.([]any) {
+			ro := r.(*jsonvalue.Object)
+			if strings.Join(ro.Keys(), ",") != "runId,status,updatedAt,eventCount" {
+				t.Fatalf("run entry %s", jsonvalue.AppendEncoded(nil, ro))
+			}
+			id, _ := ro.Get("runId")
+			all = append(all, id.(string))
+		}
+		next, ok := obj.Get("next")
+		if !ok {
+			break
+		}
+		cursor = next.(string)
+	}
+	if strings.Join(all, ",") != "list-4,list-3,list-2,list-1,list-0" {
+		t.Fatalf("order %v", all)
+	}
+	code, _, body := h.do("GET", "/v1/runs?status=completed", "", nil, nil)
+	if code != 200 || strings.Count(string(body), `"status":"completed"`) != 3 || strings.Contains(string(body), "running") {
+		t.Fatalf("status filter: %s", body)
+	}
+	for _, bad := range []struct{ q, field string }{
+		{"status=paused", "status"}, {"limit=0", "limit"}, {"limit=1001", "limit"}, {"limit=x", "limit"}, {"cursor=zzz", "cursor"},
+	} {
+		code, _, body := h.do("GET", "/v1/runs?"+bad.q, "", nil, nil)
+		if e := errorBody(t, code, body); code != 400 || e.Code != relay.CodeInvalidRequest || e.Field != bad.field {
+			t.Fatalf("%s: %d %s", bad.q, code, body)
+		}
+	}
+}
+
+func TestReadEventsParameters(t *testing.T) {
+	h := newHarness(t)
+	h.postOK("p", simpleRun("p", 2, true)...)
+	for _, tc := range []struct {
+		path   string
+		header map[string]string
+		status int
+		field  string
+	}{
+		{"/v1/runs/p/events?after=-1", nil, 400, "after"},
+		{"/v1/runs/p/events?after=01", nil, 400, "after"},
+		{"/v1/runs/p/events?after=x", nil, 400, "after"},
+		{"/v1/runs/p/events?limit=10001", nil, 400, "limit"},
+		{"/v1/runs/p/events?limit=10000", nil, 200, ""},
+		{"/v1/runs/p/events", map[string]string{"Accept": relay.MediaSSE, "Last-Event-ID": "abc"}, 400, "Last-Event-ID"},
+		{"/v1/runs/p/events?follow=maybe", map[string]string{"Accept": relay.MediaSSE}, 400, "follow"},
+		{"/v1/runs/missing/events", nil, 404, ""},
+		{"/v1/runs/missing/events", map[string]string{"Accept": relay.MediaSSE}, 404, ""},
+		{"/v1/runs/missing", nil, 404, ""},
+	} {
+		code, _, body := h.do("GET", tc.path, "", tc.header, nil)
+		if code != tc.status {
+			t.Fatalf("%s: %d %s", tc.path, code, body)
+		}
+		if code != 200 {
+			if e := errorBody(t, code, body); e.Field != tc.field {
+				t.Fatalf("%s: field %q", tc.path, e.Field)
+			}
+		}
+	}
+}
+
+func TestRoutesAndOperations(t *testing.T) {
+	h := newHarness(t)
+	code, _, body := h.do("GET", "/healthz", "", nil, nil)
+	if code != 200 || string(body) != "{\"status\":\"ok\"}\n" {
+		t.Fatalf("healthz %d %s", code, body)
+	}
+	code, _, body = h.do("GET", "/nope", "", nil, nil)
+	if e := errorBody(t, code, body); code != 404 || e.Code != relay.CodeNotFound {
+		t.Fatalf("unknown route %d %s", code, body)
+	}
+	code, hdr, body := h.do("DELETE", "/v1/runs/x", "", nil, nil)
+	if e := errorBody(t, code, body); code != 405 || e.Code != relay.CodeInvalidRequest || !strings.Contains(hdr.Get("Allow"), "GET") {
+		t.Fatalf("wrong method %d %v %s", code, hdr, body)
+	}
+	h.postOK("m", simpleRun("m", 1, false)...)
+	h.postOK("m", simpleRun("m", 1, false)...)
+	h.post("m", "", []byte("{"))
+	metrics := scrape(t, h)
+	for _, want := range []string{
+		`agentwire_http_requests_total{code="200",route="POST /v1/runs/{runId}/events"} 2`,
+		`agentwire_run_events_ingested_total 3`,
+		`agentwire_run_event_duplicates_total 3`,
+		`agentwire_run_event_refusals_total{code="invalid_request"} 1`,
+		`agentwire_store_commit_seconds_bucket`,
+		`agentwire_sse_subscribers 0`,
+		`agentwire_fanout_lag_seconds_count`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+}
+
+func scrape(t testing.TB, h *harness) string {
+	t.Helper()
+	code, _, body := h.do("GET", "/metrics", "", nil, nil)
+	if code != 200 {
+		t.Fatalf("metrics %d", code)
+	}
+	return string(body)
+}
+
+// Events with gaps in logical sequence and a new phase are stored and served as they are.
+func TestGapsAndPhases(t *testing.T) {
+	h := newHarness(t)
+	const run = "gaps"
+	lines := [][]byte{
+		ev(run, 1, 1, "run.started", ""),
+		ev(run, 5, 2, "message.started", `"messageId":"m","role":"assistant"`),
+		bytes.Replace(ev(run, 9, 1, "message.part.delta", `"messageId":"m","part":{"type":"text","text":"a"}`), []byte(`"p-1"`), []byte(`"p-2"`), 1),
+		ev(run, 20, 2, "run.completed", `"finishReason":"stop","content":[]`),
+	}
+	lines[3] = bytes.Replace(lines[3], []byte(`"p-1"`), []byte(`"p-2"`), 1)
+	res := h.postOK(run, lines...)
+	if res.LastLogicalSequence != 20 || res.Status != "completed" {
+		t.Fatalf("%+v", res)
+	}
+	for _, after := range []int64{0, 1, 2, 5, 7, 9, 19, 20, 21} {
+		frames, _ := collectSSE(t, h.client, run, relay.StreamOptions{After: after})
+		var ids []string
+		for _, f := range frames {
+			ids = append(ids, f.ID)
+		}
+		var want []string
+		for _, l := range []int64{1, 5, 9, 20} {
+			if l > after {
+				want = append(want, strconv.FormatInt(l, 10))
+			}
+		}
+		if strings.Join(ids, ",") != strings.Join(want, ",") {
+			t.Fatalf("after %d: ids %v want %v", after, ids, want)
+		}
+	}
+	h.checkSnapshot(relay.LocalOrg, run)
+}

@@ -1,0 +1,326 @@
+// Package relay is agentwire's HTTP relay (`agentwire serve`, spec relay.md): the transport
+// that enforces the contracts. This package implements the runs lane (relay.md §2 Runs) with
+// its auth model (§1), limits and backpressure (§3) and durability contract (§4) on any
+// [store.Store].
+//
+// # Runs lane contract
+//
+//   - POST /v1/runs/{runId}/events takes one event (application/json) or an NDJSON batch
+//     (application/x-ndjson, ≤ 10,000 events). Every event is parsed with events.ParseEvent
+//     (strict JSON, depth 128, exact messages), must carry the path's runId, and the batch is
+//     folded in order into the run's reducer state (events.md §8) starting from the stored
+//     snapshot. The accepted events and the new snapshot go to the store in one AppendRun
+//     guarded by the snapshot's last logical sequence, so the batch is stored whole or not at
+//     all; a store conflict (another writer advanced the run) reloads and re-reduces. Exact
+//     duplicates are counted and never stored. The first failing event answers 400
+//     (invalid_request) or 409 (conflict, a reducer refusal) with its 0-based `index` and the
+//     contract's exact message; nothing of the batch is stored then.
+//   - A 2xx answer is sent only after the store reports the batch durable (group-committed
+//     fsync in the sqlite backend).
+//   - GET /v1/runs/{runId}/events replays stored events after a cursor as NDJSON or, with
+//     Accept: text/event-stream, as SSE (`id:` = logicalSequence, `event:` = type, `data:` =
+//     the event JSON), then streams live events until the terminal event (or forever with
+//     follow=true). A resumed stream (after=N or Last-Event-ID: N) yields exactly the events
+//     with logicalSequence > N, in order, with no gap and no repeat.
+//   - Live delivery is an in-process fan-out of pre-rendered frames, published in commit
+//     order while the run's writer lock is held, into one bounded queue per subscriber
+//     (relay.md §3: 1,024 frames). Publishing never blocks: a live subscriber whose queue
+//     overflows is disconnected with a final SSE comment naming its last delivered cursor. Store
+//     notifications (store.RunStore.Subscribe) cover writes this process did not make: a
+//     subscriber that is notified and then sees no local frame re-reads the store from its
+//     cursor, and a local frame that does not follow the subscriber's cursor does the same.
+//   - Auth: without an [Auth] (local mode) every request acts as org `local` with every right;
+//     with one, a bearer token is hashed with SHA-256 and compared in constant time; another
+//     org's run answers 404 exactly like a missing one.
+//
+// Errors use the one body of relay.md §2 ([Error]).
+package relay
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/agentwire/agentwire/store"
+)
+
+// Config configures a [Server]. Store is required; zero values elsewhere take defaults.
+type Config struct {
+	// Store persists the runs lane (and later the other lanes).
+	Store store.Store
+	// Auth is the parsed `--auth FILE`; nil means local mode (relay.md §1).
+	Auth *Auth
+	// Limits are relay.md §3's bounds.
+	Limits Limits
+	// Logger receives structured logs (default slog.Default()).
+	Logger *slog.Logger
+	// Metrics receives the series of GET /metrics (default NewMetrics()).
+	Metrics *Metrics
+	// Heartbeat is the SSE heartbeat-comment period (relay.md §2: 15 s).
+	Heartbeat time.Duration
+	// WriteTimeout bounds one SSE write (a stalled client is cut after it; default 30 s).
+	WriteTimeout time.Duration
+	// StateCache is how many runs keep their reducer state in memory between batches, so a
+	// batch does not decode the stored snapshot (default 256).
+	StateCache int
+	// StoreRecheck is how long an SSE subscriber that got a store notification waits for the
+	// matching in-process frame before it re-reads the store (default 250 ms).
+	StoreRecheck time.Duration
+}
+
+// Defaults of [Config].
+const (
+	DefaultHeartbeat    = 15 * time.Second
+	DefaultWriteTimeout = 30 * time.Second
+	DefaultStateCache   = 256
+	DefaultStoreRecheck = 250 * time.Millisecond
+	// maxConflictRetries bounds how often one request reloads after store conflicts.
+	maxConflictRetries = 16
+)
+
+// Server is the relay. Create it with [New]; serve it with [Server.Serve] or mount
+// [Server.Handler]; stop it with [Server.Shutdown].
+type Server struct {
+	store   store.Store
+	auth    *Auth
+	limits  Limits
+	log     *slog.Logger
+	metrics *Metrics
+	cfg     Config
+
+	handler http.Handler
+	runs    *runTable
+	fan     *fanout
+
+	shutdownOnce sync.Once
+	shutdown     chan struct{} // closed when Shutdown starts: SSE streams end cleanly
+
+	mu      sync.Mutex
+	httpSrv *http.Server
+}
+
+// New builds a relay over cfg.Store.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("relay: Config.Store is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = NewMetrics()
+	}
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = DefaultHeartbeat
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
+	}
+	if cfg.StateCache <= 0 {
+		cfg.StateCache = DefaultStateCache
+	}
+	if cfg.StoreRecheck <= 0 {
+		cfg.StoreRecheck = DefaultStoreRecheck
+	}
+	cfg.Limits = cfg.Limits.withDefaults()
+	s := &Server{
+		store:    cfg.Store,
+		auth:     cfg.Auth,
+		limits:   cfg.Limits,
+		log:      cfg.Logger,
+		metrics:  cfg.Metrics,
+		cfg:      cfg,
+		runs:     newRunTable(cfg.StateCache),
+		fan:      newFanout(),
+		shutdown: make(chan struct{}),
+	}
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Metrics returns the server's metrics.
+func (s *Server) Metrics() *Metrics { return s.metrics }
+
+// Handler returns the relay's HTTP handler (all routes of relay.md §2 Runs and Operations).
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Serve accepts connections on ln until [Server.Shutdown]; it then returns nil once every
+// in-flight request has finished. Request reads are bounded by Limits.ReadTimeout (relay.md
+// §3); SSE streams clear that deadline and bound each write instead.
+func (s *Server) Serve(ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: s.limits.ReadTimeout,
+		ReadTimeout:       s.limits.ReadTimeout,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+	}
+	s.mu.Lock()
+	if s.isShuttingDown() {
+		s.mu.Unlock()
+		return http.ErrServerClosed
+	}
+	s.httpSrv = srv
+	s.mu.Unlock()
+	err := srv.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown stops the relay gracefully (relay.md §1): SSE subscribers get a final comment and
+// a clean end of stream, the listener stops accepting, and in-flight requests finish (each
+// acknowledged write is durable). It returns when they have, or with ctx's error. It does not
+// close the store: the caller closes it after Shutdown returns.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.shutdownOnce.Do(func() { close(s.shutdown) })
+	s.mu.Lock()
+	srv := s.httpSrv
+	s.mu.Unlock()
+	if srv == nil {
+		return nil
+	}
+	return srv.Shutdown(ctx)
+}
+
+func (s *Server) isShuttingDown() bool {
+	select {
+	case <-s.shutdown:
+		return true
+	default:
+		return false
+	}
+}
+
+// routes builds the mux. Every route goes through instrument (metrics, logs) and, except the
+// operations routes, through authentication.
+func (s *Server) routes() http.Handler {
+	api := http.NewServeMux()
+	s.handle(api, "POST /v1/runs/{runId}/events", RightRunsWrite, s.handleAppend)
+	s.handle(api, "GET /v1/runs/{runId}/events", RightRunsRead, s.handleReadEvents)
+	s.handle(api, "GET /v1/runs/{runId}", RightRunsRead, s.handleGetRun)
+	s.handle(api, "GET /v1/runs", RightRunsRead, s.handleListRuns)
+	api.Handle("GET /healthz", s.instrument("GET /healthz", http.HandlerFunc(s.handleHealth)))
+	api.Handle("GET /metrics", s.instrument("GET /metrics", s.metrics.Handler()))
+
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, pattern := api.Handler(r)
+		if pattern != "" {
+			api.ServeHTTP(w, r) // ServeHTTP (not h) sets the path values
+			return
+		}
+		// No route: let the mux decide between 404 and 405 (with its Allow header), then
+		// answer with the relay's error body.
+		probe := &statusProbe{header: http.Header{}}
+		h.ServeHTTP(probe, r)
+		e := newError(CodeNotFound, "No route for %s %s.", r.Method, r.URL.Path)
+		if probe.code == http.StatusMethodNotAllowed {
+			e = &Error{Status: http.StatusMethodNotAllowed, Code: CodeInvalidRequest,
+				Message: "Method " + r.Method + " is not allowed on " + r.URL.Path + "."}
+			if allow := probe.header.Get("Allow"); allow != "" {
+				w.Header().Set("Allow", allow)
+			}
+		}
+		s.metrics.request("unmatched", e.Status)
+		writeError(w, e)
+	})
+}
+
+// handle registers an authenticated route that needs right.
+func (s *Server) handle(mux *http.ServeMux, pattern string, right Right, h func(http.ResponseWriter, *http.Request, *Principal)) {
+	mux.Handle(pattern, s.instrument(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := LocalPrincipal()
+		if s.auth != nil {
+			var e *Error
+			if p, e = s.auth.authenticate(r); e != nil {
+				writeError(w, e)
+				return
+			}
+		}
+		if !p.Has(right) {
+			// The code list of relay.md §2 has no 403; a token without the right is not
+			// authorized for the route.
+			writeError(w, newError(CodeUnauthorized, "The token does not grant the right %s.", right).withField("rights"))
+			return
+		}
+		h(w, r, p)
+	})))
+}
+
+// instrument counts the request by route and status and logs it at debug level.
+func (s *Server) instrument(route string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			code := sw.code
+			if code == 0 {
+				code = http.StatusOK
+			}
+			s.metrics.request(route, code)
+			if s.log.Enabled(r.Context(), slog.LevelDebug) {
+				s.log.LogAttrs(r.Context(), slog.LevelDebug, "request",
+					slog.String("method", r.Method), slog.String("route", route),
+					slog.String("path", r.URL.Path), slog.Int("status", code),
+					slog.Duration("duration", time.Since(start)))
+			}
+		}()
+		h.ServeHTTP(sw, r)
+	})
+}
+
+// handleHealth answers GET /healthz: 200 when the store answers (relay.md §2 Operations).
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	if err := s.store.Ping(ctx); err != nil {
+		writeError(w, newError(CodeUnavailable, "The store does not answer."))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte("{\"status\":\"ok\"}\n"))
+}
+
+// statusWriter records the status code for metrics and logs. It keeps Flush and the
+// ResponseController deadlines reachable through Unwrap.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// statusProbe captures what the mux's own 404/405 handler would answer.
+type statusProbe struct {
+	header http.Header
+	code   int
+}
+
+func (p *statusProbe) Header() http.Header         { return p.header }
+func (p *statusProbe) Write(b []byte) (int, error) { return len(b), nil }
+func (p *statusProbe) WriteHeader(code int)        { p.code = code }

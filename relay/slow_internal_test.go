@@ -1,0 +1,165 @@
+package relay
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentwire/agentwire/sqlite"
+)
+
+// gatedWriter is an SSE client that stops reading after its first write until released: a
+// stalled consumer.
+type gatedWriter struct {
+	mu      sync.Mutex
+	header  http.Header
+	out     strings.Builder
+	writes  int
+	first   chan struct{} // closed after the first write
+	blocked chan struct{} // closed when a write is blocked on the gate
+	gate    chan struct{} // closed to release
+}
+
+func (w *gatedWriter) Header() http.Header { return w.header }
+func (w *gatedWriter) WriteHeader(int)     {}
+func (w *gatedWriter) Flush()              {}
+func (w *gatedWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	w.writes++
+	n := w.writes
+	w.mu.Unlock()
+	if n == 2 {
+		close(w.blocked)
+		<-w.gate
+	}
+	w.mu.Lock()
+	w.out.Write(b)
+	w.mu.Unlock()
+	if n == 1 {
+		close(w.first)
+	}
+	return len(b), nil
+}
+
+func line(run string, n int, typ, payload string) []byte {
+	if payload != "" {
+		payload += ","
+	}
+	return fmt.Appendf(nil, `{"type":%q,%s"protocolVersion":1,"eventId":"e%d","runId":%q,"sessionId":"s","phaseId":"p","logicalSequence":%d,"sequence":%d,"timestamp":"t"}`,
+		typ, payload, n, run, n, n)
+}
+
+// A live subscriber whose queue overflows is disconnected with a final comment naming its last
+// delivered cursor, while the writer never waits for it; resuming from that cursor yields the
+// rest.
+func TestSlowConsumerDisconnected(t *testing.T) {
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "a.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s, err := New(Config{Store: st, Limits: Limits{SubscriberQueue: 4},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	const run = "slow"
+	if _, e := s.Append(ctx, LocalOrg, run, [][]byte{line(run, 1, "run.started", "")}); e != nil {
+		t.Fatal(e)
+	}
+	if _, e := s.Append(ctx, LocalOrg, run, [][]byte{line(run, 2, "message.started", `"messageId":"m","role":"user"`)}); e != nil {
+		t.Fatal(e)
+	}
+	w := &gatedWriter{header: http.Header{}, first: make(chan struct{}), blocked: make(chan struct{}), gate: make(chan struct{})}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		req := httptest.NewRequest("GET", "/v1/runs/"+run+"/events", nil)
+		req.Header.Set("Accept", MediaSSE)
+		s.Handler().ServeHTTP(w, req)
+	}()
+	<-w.first // replay of events 1–2 written; the stream is live
+	if _, e := s.Append(ctx, LocalOrg, run, [][]byte{line(run, 3, "message.part.delta", `"messageId":"m","part":{"type":"text","text":"a"}`)}); e != nil {
+		t.Fatal(e)
+	}
+	<-w.blocked // the subscriber is stuck writing event 3
+	// The writer goes on at full speed: 4 frames fill the queue, the 5th overflows it.
+	start := time.Now()
+	for n := 4; n <= 12; n++ {
+		if _, e := s.Append(ctx, LocalOrg, run, [][]byte{line(run, n, "message.part.delta", `"messageId":"m","part":{"type":"text","text":"b"}`)}); e != nil {
+			t.Fatal(e)
+		}
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("writer was held up %v", d)
+	}
+	close(w.gate)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("slow subscriber not disconnected")
+	}
+	out := w.out.String()
+	if !strings.Contains(out, "id: 3\n") || strings.Contains(out, "id: 4\n") ||
+		!strings.HasSuffix(out, ": agentwire: disconnected: subscriber queue of 4 frames overflowed; last delivered id: 3 (resume with Last-Event-ID: 3)\n\n") {
+		t.Fatalf("stream:\n%s", out)
+	}
+
+	// Resume from the named cursor: exactly events 4–12.
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	c := &Client{BaseURL: ts.URL}
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var ids []string
+	_ = c.Stream(sctx, run, StreamOptions{LastEventID: "3"}, func(f SSEFrame) error {
+		if f.Comment == "" {
+			ids = append(ids, f.ID)
+		}
+		if f.ID == "12" {
+			return io.EOF
+		}
+		return nil
+	})
+	if strings.Join(ids, ",") != "4,5,6,7,8,9,10,11,12" {
+		t.Fatalf("resumed ids %v", ids)
+	}
+}
+
+// While a subscriber replays a long history, live frames overflowing its queue do not
+// disconnect it: it keeps reading the store until it has caught up.
+func TestOverflowDuringReplayIsNotFatal(t *testing.T) {
+	f := newFanout()
+	k := runKey{"o", "r"}
+	sub := f.subscribe(k, 2)
+	f.publish(k, []*frame{{seq: 1}, {seq: 2}, {seq: 3}})
+	select {
+	case <-sub.overflow:
+	default:
+		t.Fatal("no overflow signalled")
+	}
+	ovf := f.reset(sub)
+	if len(sub.ch) != 0 {
+		t.Fatal("queue not emptied")
+	}
+	f.publish(k, []*frame{{seq: 4}})
+	select {
+	case <-ovf:
+		t.Fatal("re-armed subscriber overflowed")
+	default:
+	}
+	if fr := <-sub.ch; fr.seq != 4 {
+		t.Fatalf("got %d", fr.seq)
+	}
+	f.unsubscribe(k, sub)
+	f.publish(k, []*frame{{seq: 5}}) // no subscriber: nothing to do, no panic
+}

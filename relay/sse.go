@@ -1,0 +1,376 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/agentwire/agentwire/events"
+	"github.com/agentwire/agentwire/store"
+)
+
+// frame is one rendered SSE event frame (relay.md §2: `id: <logicalSequence>`,
+// `event: <type>`, `data: <event JSON>`), shared by every subscriber of its run.
+type frame struct {
+	seq      int64 // the event's logicalSequence
+	prev     int64 // the logicalSequence of the run's event before it (0 for the first)
+	terminal bool
+	text     []byte
+	at       time.Time // when its commit was acknowledged (fan-out lag)
+}
+
+// appendFrame renders one SSE frame. The data is one line: event JSON never holds a raw LF.
+func appendFrame(dst []byte, seq int64, typ string, data []byte) []byte {
+	dst = append(dst, "id: "...)
+	dst = strconv.AppendInt(dst, seq, 10)
+	dst = append(dst, "\nevent: "...)
+	dst = append(dst, typ...)
+	dst = append(dst, "\ndata: "...)
+	dst = append(dst, data...)
+	return append(dst, "\n\n"...)
+}
+
+// renderFrames renders a committed batch once for all subscribers; prev is the run's last
+// logical sequence before the batch.
+func renderFrames(evs []store.Event, prev int64, at time.Time) []*frame {
+	size := 0
+	for _, ev := range evs {
+		size += len(ev.Data) + len(ev.Type) + 48
+	}
+	buf := make([]byte, 0, size)
+	frames := make([]frame, len(evs))
+	out := make([]*frame, len(evs))
+	for i, ev := range evs {
+		start := len(buf)
+		buf = appendFrame(buf, ev.LogicalSequence, ev.Type, ev.Data)
+		frames[i] = frame{seq: ev.LogicalSequence, prev: prev, terminal: isTerminalType(ev.Type),
+			text: buf[start:len(buf):len(buf)], at: at}
+		prev = ev.LogicalSequence
+		out[i] = &frames[i]
+	}
+	return out
+}
+
+func isTerminalType(t string) bool { return events.EventType(t).IsTerminal() }
+
+func isTerminalStatus(s string) bool { return events.RunStatus(s).IsTerminal() }
+
+// fanout delivers committed frames to the live SSE subscribers of each run. publish never
+// blocks: a subscriber whose queue is full is marked dropped and signalled (relay.md §3).
+type fanout struct {
+	mu     sync.Mutex
+	topics map[runKey]map[*subscriber]struct{}
+}
+
+type subscriber struct {
+	ch       chan *frame
+	overflow chan struct{} // closed (under fanout.mu) when the subscriber is dropped
+	dropped  bool
+}
+
+func newFanout() *fanout { return &fanout{topics: make(map[runKey]map[*subscriber]struct{})} }
+
+func (f *fanout) subscribe(k runKey, queue int) *subscriber {
+	sub := &subscriber{ch: make(chan *frame, queue), overflow: make(chan struct{})}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	subs := f.topics[k]
+	if subs == nil {
+		subs = make(map[*subscriber]struct{})
+		f.topics[k] = subs
+	}
+	subs[sub] = struct{}{}
+	return sub
+}
+
+func (f *fanout) unsubscribe(k runKey, sub *subscriber) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if subs := f.topics[k]; subs != nil {
+		delete(subs, sub)
+		if len(subs) == 0 {
+			delete(f.topics, k)
+		}
+	}
+}
+
+// reset re-arms a dropped subscriber (used while it still replays from the store, where
+// falling behind is expected): its queue is emptied and a fresh overflow channel returned.
+func (f *fanout) reset(sub *subscriber) <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for len(sub.ch) > 0 {
+		<-sub.ch
+	}
+	sub.dropped = false
+	sub.overflow = make(chan struct{})
+	return sub.overflow
+}
+
+// publish offers frames, in order, to every subscriber of k. The caller holds the run's writer
+// lock, so frames of one run are published in commit order.
+func (f *fanout) publish(k runKey, frames []*frame) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for sub := range f.topics[k] {
+		if sub.dropped {
+			continue
+		}
+	send:
+		for _, fr := range frames {
+			select {
+			case sub.ch <- fr:
+			default:
+				sub.dropped = true
+				close(sub.overflow)
+				break send
+			}
+		}
+	}
+}
+
+// replayPage is how many stored events one store read returns while replaying.
+const replayPage = 1000
+
+// sseConn writes one SSE response and tracks its cursor (the last delivered logicalSequence).
+type sseConn struct {
+	s        *Server
+	w        http.ResponseWriter
+	rc       *http.ResponseController
+	buf      []byte
+	cursor   int64
+	terminal bool // the event at cursor is terminal
+	lag      []time.Time
+}
+
+// stored appends the frames of stored events after the cursor. Events at or below the cursor
+// are skipped; the one at the cursor tells whether the run already ended there.
+func (c *sseConn) stored(evs []store.Event) {
+	for _, ev := range evs {
+		if ev.LogicalSequence <= c.cursor {
+			if ev.LogicalSequence == c.cursor && isTerminalType(ev.Type) {
+				c.terminal = true
+			}
+			continue
+		}
+		c.buf = appendFrame(c.buf, ev.LogicalSequence, ev.Type, ev.Data)
+		c.cursor = ev.LogicalSequence
+		if isTerminalType(ev.Type) {
+			c.terminal = true
+			return
+		}
+	}
+}
+
+// live appends a fan-out frame. It returns false when the frame does not follow the cursor
+// (events committed outside this process are missing): the caller then reads the store.
+func (c *sseConn) live(f *frame) bool {
+	if f.seq <= c.cursor {
+		return true // already delivered by a store read
+	}
+	if f.prev > c.cursor {
+		return false
+	}
+	c.buf = append(c.buf, f.text...)
+	c.cursor = f.seq
+	c.terminal = f.terminal
+	c.lag = append(c.lag, f.at)
+	return true
+}
+
+func (c *sseConn) comment(text string) {
+	c.buf = append(c.buf, ": "...)
+	c.buf = append(c.buf, text...)
+	c.buf = append(c.buf, "\n\n"...)
+}
+
+// flush writes the buffered frames within the write timeout.
+func (c *sseConn) flush() error {
+	if len(c.buf) == 0 {
+		return nil
+	}
+	_ = c.rc.SetWriteDeadline(time.Now().Add(c.s.cfg.WriteTimeout))
+	_, err := c.w.Write(c.buf)
+	if err == nil {
+		err = c.rc.Flush()
+	}
+	c.buf = c.buf[:0]
+	if len(c.lag) > 0 {
+		now := time.Now()
+		for _, at := range c.lag {
+			c.s.metrics.fanoutLag.Observe(now.Sub(at).Seconds())
+		}
+		c.lag = c.lag[:0]
+	}
+	return err
+}
+
+// catchUp reads the store from the cursor until it is exhausted (or the run ended) and
+// writes what it finds.
+func (c *sseConn) catchUp(ctx context.Context, org, runID string) error {
+	for {
+		evs, err := c.s.store.ReadEvents(ctx, org, runID, c.cursor, replayPage)
+		if err != nil {
+			return err
+		}
+		c.stored(evs)
+		if err := c.flush(); err != nil {
+			return err
+		}
+		if len(evs) < replayPage || c.terminal || c.s.isShuttingDown() {
+			return nil
+		}
+	}
+}
+
+// streamEvents serves the SSE form of GET /v1/runs/{runId}/events: replay after cursor from
+// the store, then live frames from the fan-out, heartbeats, and the end after the terminal
+// event unless follow.
+func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *Principal, runID string, cursor int64, follow bool) {
+	ctx := r.Context()
+	key := runKey{p.Org, runID}
+	// Subscribe before the first read, so nothing committed after it is missed.
+	sub := s.fan.subscribe(key, s.limits.SubscriberQueue)
+	defer s.fan.unsubscribe(key, sub)
+	notify, cancelNotify := s.store.Subscribe(p.Org, runID)
+	defer cancelNotify()
+	var ovf <-chan struct{} = sub.overflow
+
+	// Read from one before the cursor: the event at the cursor, if any, tells whether the
+	// run already ended there (then the stream ends at once).
+	first, err := s.store.ReadEvents(ctx, p.Org, runID, max(cursor-1, 0), replayPage)
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, runNotFound())
+		return
+	}
+	if err != nil {
+		writeError(w, s.storeErr(ctx, "read events", err))
+		return
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{}) // the request is read; the stream is long-lived
+	h := w.Header()
+	h.Set("Content-Type", MediaSSE)
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	s.metrics.subscribers.Inc()
+	defer s.metrics.subscribers.Dec()
+
+	c := &sseConn{s: s, w: w, rc: rc, cursor: cursor, buf: make([]byte, 0, 4096)}
+	c.stored(first)
+	if c.cursor == cursor && !c.terminal {
+		// Nothing after the cursor, and no event at it: the run may still have ended before
+		// it (a cursor past a finished run's last event). Only the stored status can tell.
+		if _, info, err := s.store.GetRun(ctx, p.Org, runID); err == nil &&
+			isTerminalStatus(info.Status) && info.LastLogicalSequence <= cursor {
+			c.terminal = true
+		}
+	}
+	if err := c.flush(); err != nil {
+		return
+	}
+	ended := func() bool { return c.terminal && !follow }
+	if !ended() && len(first) >= replayPage {
+		if err := c.catchUp(ctx, p.Org, runID); err != nil {
+			return
+		}
+	}
+	// Falling behind the live fan-out while replaying is expected: re-arm and read the store
+	// again until the replay has caught up with a quiet queue.
+	for !ended() {
+		select {
+		case <-ovf:
+			ovf = s.fan.reset(sub)
+			if err := c.catchUp(ctx, p.Org, runID); err != nil {
+				return
+			}
+			continue
+		default:
+		}
+		break
+	}
+
+	hb := time.NewTicker(s.cfg.Heartbeat)
+	defer hb.Stop()
+	var recheck <-chan time.Time
+	seen, seenAtNotify := 0, 0
+	for !ended() {
+		select {
+		case <-ovf:
+			s.slowConsumer(ctx, c, runID)
+			return
+		default:
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.shutdown:
+			c.comment("agentwire: server shutting down; last delivered id: " + strconv.FormatInt(c.cursor, 10))
+			_ = c.flush()
+			return
+		case <-ovf:
+			s.slowConsumer(ctx, c, runID)
+			return
+		case f := <-sub.ch:
+			seen++
+			gap := !c.live(f)
+			// Take what else is queued now, so one flush carries many frames.
+		drain:
+			for i := 0; i < 255 && !gap && !ended(); i++ {
+				select {
+				case f = <-sub.ch:
+					gap = !c.live(f)
+				default:
+					break drain
+				}
+			}
+			if err := c.flush(); err != nil {
+				return
+			}
+			if gap {
+				if err := c.catchUp(ctx, p.Org, runID); err != nil {
+					return
+				}
+			}
+		case _, ok := <-notify:
+			if !ok {
+				c.comment("agentwire: store closed; last delivered id: " + strconv.FormatInt(c.cursor, 10))
+				_ = c.flush()
+				return
+			}
+			if recheck == nil {
+				recheck = time.After(s.cfg.StoreRecheck)
+				seenAtNotify = seen
+			}
+		case <-recheck:
+			recheck = nil
+			if seen == seenAtNotify {
+				// Notified, yet no local frame came: the commit was made elsewhere.
+				if err := c.catchUp(ctx, p.Org, runID); err != nil {
+					return
+				}
+			}
+		case <-hb.C:
+			c.comment("heartbeat")
+			if err := c.flush(); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// slowConsumer ends a live stream whose queue overflowed, naming the cursor to resume from.
+func (s *Server) slowConsumer(ctx context.Context, c *sseConn, runID string) {
+	s.metrics.slowDisconnects.Inc()
+	s.log.LogAttrs(ctx, slog.LevelWarn, "slow SSE subscriber disconnected", slog.String("run", runID),
+		slog.Int64("lastDeliveredId", c.cursor), slog.Int("queue", s.limits.SubscriberQueue))
+	c.comment("agentwire: disconnected: subscriber queue of " + strconv.Itoa(s.limits.SubscriberQueue) +
+		" frames overflowed; last delivered id: " + strconv.FormatInt(c.cursor, 10) +
+		" (resume with Last-Event-ID: " + strconv.FormatInt(c.cursor, 10) + ")")
+	_ = c.flush()
+}

@@ -1,0 +1,82 @@
+package relay
+
+import (
+	"container/list"
+	"sync"
+
+	"github.com/agentwire/agentwire/events"
+)
+
+// runKey scopes a run by org (relay.md §1: tokens scope everything).
+type runKey struct{ org, run string }
+
+// runTable holds one entry per run being written, and a bounded LRU of idle runs whose
+// reducer state stays cached. The entry's mutex serialises this process's writers of one run
+// (they would only conflict in the store otherwise) and orders the fan-out of their frames.
+type runTable struct {
+	mu       sync.Mutex
+	entries  map[runKey]*runEntry
+	idle     list.List // *runEntry with refs == 0 and a cached state, most recent first
+	capacity int
+}
+
+type runEntry struct {
+	key  runKey
+	refs int           // guarded by runTable.mu
+	elem *list.Element // guarded by runTable.mu; non-nil while in idle
+
+	mu sync.Mutex // the run's writer lock; guards the fields below
+	// state is the reducer state after the stored event with logical sequence last; valid
+	// is false until loaded and after any store error whose outcome is unknown.
+	state events.ReducerState
+	last  int64
+	valid bool
+	// snap is reused for the snapshot encoding of each append: the store only reads a
+	// request's slices until AppendRun returns (and the relay never cancels that call).
+	snap []byte
+}
+
+func newRunTable(capacity int) *runTable {
+	return &runTable{entries: make(map[runKey]*runEntry), capacity: capacity}
+}
+
+// acquire returns the run's entry with its writer lock held.
+func (t *runTable) acquire(k runKey) *runEntry {
+	t.mu.Lock()
+	e := t.entries[k]
+	if e == nil {
+		e = &runEntry{key: k}
+		t.entries[k] = e
+	}
+	e.refs++
+	if e.elem != nil {
+		t.idle.Remove(e.elem)
+		e.elem = nil
+	}
+	t.mu.Unlock()
+	e.mu.Lock()
+	return e
+}
+
+// release unlocks the entry; an idle entry keeps its state in the LRU (or is dropped when it
+// has none), and the LRU is trimmed to capacity.
+func (t *runTable) release(e *runEntry) {
+	valid := e.valid
+	e.mu.Unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e.refs--
+	if e.refs > 0 {
+		return
+	}
+	if !valid {
+		delete(t.entries, e.key)
+		return
+	}
+	e.elem = t.idle.PushFront(e)
+	for t.idle.Len() > t.capacity {
+		old := t.idle.Remove(t.idle.Back()).(*runEntry)
+		old.elem = nil
+		delete(t.entries, old.key)
+	}
+}
