@@ -1,6 +1,7 @@
 // Package sqlite is the embedded default backend of the relay's [store.Store] (relay.md §1:
 // `--store sqlite`, data in `<data dir>/agentwire.db`), built on modernc.org/sqlite (pure Go, no
-// cgo).
+// cgo). It implements the three lanes: runs ([store.RunStore]), the bus ([store.BusStore]) and
+// notifications ([store.NotificationStore]).
 //
 // # Durability
 //
@@ -12,8 +13,10 @@
 //
 // # Group commit
 //
-// All writes go through one writer goroutine that owns the only write connection. AppendRun
-// queues its request and waits. The writer takes the first queued request plus whatever else is
+// All writes of every lane (AppendRun, AppendMessage, AppendReceipt, ProposeTask,
+// AppendEnvelope and the expiry sweeps) go through one writer goroutine that owns the only
+// write connection, so a run batch, a message and an envelope arriving together share one
+// transaction and one fsync. A call queues its request and waits. The writer takes the first queued request plus whatever else is
 // queued at that moment (up to Options.MaxGroupRequests requests and about
 // Options.MaxGroupEvents events), runs them in one transaction, each inside its own SAVEPOINT,
 // and commits once: concurrent callers share one fsync. A caller whose batch is refused
@@ -22,10 +25,29 @@
 // every caller of that group gets the error: none of them is acknowledged. Callers are
 // answered only after COMMIT has returned.
 //
+// # Sequences
+//
+// What must be assigned is assigned inside the write transaction, from counters stored in the
+// database: a stream's `seq` (bus_streams.last_seq, shared by its messages and task events), the
+// envelope store sequence (envelope_state.last_seq), task numbers per vault. A refused call
+// rolls back to its savepoint and gives its values back; a committed one keeps them, and counter
+// rows are never deleted, so the sequences have no gaps, survive a crash exactly as committed,
+// and are never reused after expiry. A `gid` the caller leaves empty is minted as a ULID
+// ([store.NewULID]).
+//
+// # Time
+//
+// Options.Now decides when a bus message has expired (it is then invisible to every read
+// before the sweeper deletes it). Envelope times are the caller's, raised so that they never go
+// back (envelope_state.clock): sequence order and time order agree, and ExpireEnvelopes removes
+// a prefix.
+//
 // # Readers
 //
-// Reads (ReadEvents, GetRun, ListRuns, Ping) use a separate pool of query-only connections.
-// In WAL mode they never wait for the writer and always see a committed state.
+// Reads (ReadEvents, GetRun, ListRuns, GetMessage, ReadMessages, ReadStream, DueQuestions,
+// ListTaskProposals, ReadEnvelopes, Ping, …) use a separate pool of query-only connections. In
+// WAL mode they never wait for the writer and always see a committed state; ReadStream reads
+// messages and task events in one read transaction so that its page is one snapshot.
 //
 // # Schema
 //
@@ -38,6 +60,7 @@
 //
 // Open takes an exclusive advisory lock on `<path>.lock` (on systems with flock), so a second
 // relay on the same data directory fails at start instead of silently missing the first one's
-// change notifications, which are in process only (store.RunStore.Subscribe). The kernel
+// change notifications, which are in process only (store.RunStore.Subscribe,
+// SubscribeStream, SubscribeEnvelopes). The kernel
 // releases the lock when the process dies, so a restart after a crash just works.
 package sqlite

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agentwire/agentwire/sqlite"
 	"github.com/agentwire/agentwire/store"
@@ -128,6 +129,139 @@ func FuzzAppendBatch(f *testing.F) {
 			if got[i].LogicalSequence != want[i].LogicalSequence || got[i].EventID != want[i].EventID {
 				t.Fatalf("event %d = %d/%s, want %d/%s", i, got[i].LogicalSequence, got[i].EventID, want[i].LogicalSequence, want[i].EventID)
 			}
+		}
+	})
+}
+
+// FuzzReceipts: any sequence of receipts for two messages and three recipients applies exactly
+// what the rule of store.BusStore.AppendReceipt says (a state never moves back, read implies
+// delivered, a repeat applies nothing), and an unknown gid is ErrNotFound.
+func FuzzReceipts(f *testing.F) {
+	for _, seed := range [][]byte{
+		{0, 4, 0, 4},        // delivered, read, delivered, read for one recipient
+		{4, 0},              // read first
+		{1, 5, 2, 6, 8, 12}, // other recipients and the second message
+		{16, 20},            // unknown gid
+	} {
+		f.Add(seed)
+	}
+	s, err := sqlite.Open(filepath.Join(f.TempDir(), sqlite.DefaultFileName), sqlite.Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { s.Close() })
+	var counter atomic.Int64
+	ctx := context.Background()
+	k := store.OrgStream("o", storetest.ChannelGeneral)
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		n := counter.Add(1)
+		var gids []string
+		for i := range 2 {
+			m, _, err := s.AppendMessage(ctx, storetest.Message(k, "o", "i", fmt.Sprintf("f%d-%d", n, i)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			gids = append(gids, m.GID)
+		}
+		rank := map[[2]int]int{}
+		states := []string{store.ReceiptDelivered, store.ReceiptRead}
+		for i, b := range ops {
+			if i == 64 {
+				break
+			}
+			by, state, msg := int(b%4), int(b>>2)%2, int(b>>3)%3
+			if by == 3 {
+				by = 0
+			}
+			if msg == 2 {
+				_, err := s.AppendReceipt(ctx, k, "unknown", "r", states[state], time.Now())
+				if !errors.Is(err, store.ErrNotFound) {
+					t.Fatalf("op %d: unknown gid: %v", i, err)
+				}
+				continue
+			}
+			applied, err := s.AppendReceipt(ctx, k, gids[msg], fmt.Sprintf("r%d", by), states[state], time.Now())
+			if err != nil {
+				t.Fatalf("op %d: %v", i, err)
+			}
+			key := [2]int{msg, by}
+			var want []string
+			for r := rank[key] + 1; r <= state+1; r++ {
+				want = append(want, states[r-1])
+			}
+			rank[key] = max(rank[key], state+1)
+			if fmt.Sprint(applied) != fmt.Sprint(want) {
+				t.Fatalf("op %d (msg %d by %d %s): applied %v, want %v", i, msg, by, states[state], applied, want)
+			}
+		}
+	})
+}
+
+// FuzzEnvelopeDedupe: any sequence of publishes (message ids, orgs, times going forward and
+// back) is deduplicated, sequenced and time-clamped exactly as store.NotificationStore says.
+func FuzzEnvelopeDedupe(f *testing.F) {
+	for _, seed := range [][]byte{
+		{0, 1, 0, 71, 0, 1},        // repeats inside the window
+		{0, 0, 0, 72, 0, 0},        // one window later
+		{1, 0, 5, 0, 1, 0},         // the other org, the same id
+		{3, 0, 3, 0},               // no message id
+		{0, 100, 0, 0x80, 0, 0x80}, // the clock going back is clamped
+	} {
+		f.Add(seed)
+	}
+	ctx := context.Background()
+	const window = 72 * time.Hour
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		// A fresh store per input: the stored clock and the sequence are store-wide.
+		s, err := sqlite.Open(filepath.Join(t.TempDir(), sqlite.DefaultFileName), sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		orgs := []string{"a", "b"}
+		at := storetest.T0
+		var clock time.Time
+		type orig struct {
+			seq int64
+			at  time.Time
+		}
+		latest := map[[2]string]orig{}
+		var stored int64
+		for i := 0; i+1 < len(ops) && i < 128; i += 2 {
+			sel, dt := ops[i], int8(ops[i+1])
+			org := orgs[(sel>>2)%2]
+			id := fmt.Sprintf("k%d", sel%4)
+			if sel%4 == 3 {
+				id = ""
+			}
+			at = at.Add(time.Duration(dt) * time.Hour)
+			// The time the store uses: raised to its clock, the last stored time (a duplicate
+			// stores nothing, so it does not move the clock).
+			use := clock
+			if at.After(clock) {
+				use = at
+			}
+			got, dup, err := s.AppendEnvelope(ctx, org, storetest.Envelope("notifications.agent.s", id, at, fmt.Sprint(i)), window)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o, seen := latest[[2]string{org, id}]
+			wantDup := id != "" && seen && use.Sub(o.at) < window
+			if dup != wantDup {
+				t.Fatalf("op %d (%s %q at +%v): duplicate %v, want %v", i/2, org, id, use.Sub(storetest.T0), dup, wantDup)
+			}
+			if dup {
+				if got.Seq != o.seq || !got.StoredAt.Equal(o.at) {
+					t.Fatalf("op %d: duplicate answered %d at %v, want %d at %v", i/2, got.Seq, got.StoredAt, o.seq, o.at)
+				}
+				continue
+			}
+			stored++
+			clock = use
+			if got.Seq != stored || !got.StoredAt.Equal(clock) {
+				t.Fatalf("op %d: stored as %d at %v, want %d at %v", i/2, got.Seq, got.StoredAt, stored, clock)
+			}
+			latest[[2]string{org, id}] = orig{got.Seq, clock}
 		}
 	})
 }

@@ -70,6 +70,99 @@ var migrations = []migration{
 			`INSERT INTO store_state (id, update_seq, clock) VALUES (1, 0, 0)`,
 		},
 	},
+	{
+		name: "bus and notification lanes",
+		stmts: []string{
+			// One row per bus stream (hive.md §4.6): an org channel keyed by its org, a swarm by
+			// its swarm_id alone (org ''). last_seq is the stream's counter, shared by its
+			// messages and task events; rows are never deleted, so a seq is never reused.
+			`CREATE TABLE bus_streams (
+				id       INTEGER PRIMARY KEY,
+				network  TEXT    NOT NULL, -- 'org' or 'swarm'
+				org      TEXT    NOT NULL, -- '' for a swarm
+				name     TEXT    NOT NULL, -- channel or swarm_id
+				last_seq INTEGER NOT NULL,
+				UNIQUE (network, org, name)
+			)`,
+			// The messages; stream is bus_streams.id. data is the last column so that the
+			// index-driven reads of the columns before it never walk its overflow pages.
+			`CREATE TABLE bus_messages (
+				id              INTEGER PRIMARY KEY,
+				gid             TEXT    NOT NULL UNIQUE, -- unique across networks (hive.md §1.7)
+				stream          INTEGER NOT NULL,
+				seq             INTEGER NOT NULL,
+				sender_org      TEXT    NOT NULL,
+				sender_instance TEXT    NOT NULL,
+				client_msg_id   TEXT    NOT NULL,
+				type            TEXT    NOT NULL,
+				thread_id       TEXT    NOT NULL,
+				reply_to        TEXT    NOT NULL, -- '' when none
+				to_org          TEXT    NOT NULL, -- '' for a broadcast
+				to_instance     TEXT    NOT NULL, -- '' for a broadcast
+				deadline        INTEGER NOT NULL, -- unix nanoseconds, 0 when none
+				pending         INTEGER NOT NULL, -- 1 while the question may become a task (S13)
+				server_time     INTEGER NOT NULL, -- unix nanoseconds
+				expires_at      INTEGER NOT NULL, -- unix nanoseconds, 0 = never
+				data            BLOB    NOT NULL,
+				UNIQUE (stream, seq),
+				UNIQUE (sender_org, sender_instance, client_msg_id) -- S9
+			)`,
+			`CREATE INDEX bus_messages_by_thread ON bus_messages (stream, thread_id, seq)`,
+			`CREATE INDEX bus_messages_by_expiry ON bus_messages (expires_at, id) WHERE expires_at > 0`,
+			`CREATE INDEX bus_messages_due ON bus_messages (deadline, id) WHERE pending = 1`,
+			// Receipt state per (message, recipient): 1 delivered, 2 read (S16).
+			`CREATE TABLE bus_receipts (
+				message      INTEGER NOT NULL, -- bus_messages.id
+				recipient    TEXT    NOT NULL,
+				state        INTEGER NOT NULL,
+				delivered_at INTEGER NOT NULL, -- unix nanoseconds
+				read_at      INTEGER NOT NULL, -- unix nanoseconds, 0 until read
+				PRIMARY KEY (message, recipient)
+			)`,
+			// Task numbers per (org, vault), from 1 (hive.md §6).
+			`CREATE TABLE task_counters (
+				org         TEXT    NOT NULL,
+				vault       TEXT    NOT NULL,
+				last_number INTEGER NOT NULL,
+				PRIMARY KEY (org, vault)
+			)`,
+			// Task proposals of questions past their deadline (S13), one per question; seq is
+			// the position of the proposal's task.event on the question's stream.
+			`CREATE TABLE task_proposals (
+				id           INTEGER PRIMARY KEY,
+				org          TEXT    NOT NULL,
+				stream       INTEGER NOT NULL,
+				vault        TEXT    NOT NULL,
+				number       INTEGER NOT NULL,
+				seq          INTEGER NOT NULL,
+				question_gid TEXT    NOT NULL UNIQUE,
+				created_at   INTEGER NOT NULL, -- unix nanoseconds
+				data         BLOB    NOT NULL,
+				UNIQUE (stream, seq),
+				UNIQUE (org, vault, number)
+			)`,
+			`CREATE INDEX task_proposals_by_org ON task_proposals (org, id)`,
+			// Envelopes in store order; seq is the store sequence (the SSE id:).
+			`CREATE TABLE envelopes (
+				seq        INTEGER PRIMARY KEY,
+				org        TEXT    NOT NULL,
+				subject    TEXT    NOT NULL,
+				message_id TEXT    NOT NULL, -- '' when the envelope is never deduplicated
+				stored_at  INTEGER NOT NULL, -- unix nanoseconds, never decreasing with seq
+				data       BLOB    NOT NULL
+			)`,
+			`CREATE INDEX envelopes_by_org ON envelopes (org, seq)`,
+			`CREATE INDEX envelopes_by_message_id ON envelopes (org, message_id, seq) WHERE message_id <> ''`,
+			`CREATE INDEX envelopes_by_age ON envelopes (stored_at, seq)`,
+			// The envelope counters: the last store sequence given and the last stored_at.
+			`CREATE TABLE envelope_state (
+				id       INTEGER PRIMARY KEY CHECK (id = 1),
+				last_seq INTEGER NOT NULL,
+				clock    INTEGER NOT NULL
+			)`,
+			`INSERT INTO envelope_state (id, last_seq, clock) VALUES (1, 0, 0)`,
+		},
+	},
 }
 
 // SchemaVersion is the schema version this binary writes: the number of migrations.

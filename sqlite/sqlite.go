@@ -38,20 +38,23 @@ type Options struct {
 	// ReadConns is the size of the query-only reader pool (default DefaultReadConns).
 	ReadConns int
 
-	// MaxGroupRequests caps how many queued AppendRun calls share one transaction (default
-	// DefaultMaxGroupRequests).
+	// MaxGroupRequests caps how many queued write calls (AppendRun and the bus and
+	// notification writes) share one transaction (default DefaultMaxGroupRequests).
 	MaxGroupRequests int
 
 	// MaxGroupEvents stops adding requests to a group once it holds this many events (default
-	// DefaultMaxGroupEvents); the first request of a group is always taken whatever its size.
+	// DefaultMaxGroupEvents; a bus or notification write counts as one); the first request of
+	// a group is always taken whatever its size.
 	MaxGroupEvents int
 
 	// BusyTimeout bounds how long a connection waits for a lock (default DefaultBusyTimeout).
 	// With one writer per file it only matters around WAL checkpoints.
 	BusyTimeout time.Duration
 
-	// Now is the clock for createdAt/updatedAt (default time.Now). The store clamps it so
-	// that updatedAt never decreases across commits.
+	// Now is the clock (default time.Now) for a run's createdAt/updatedAt, which the store
+	// clamps so that updatedAt never decreases across commits, and for deciding that a bus
+	// message has expired (store.BusStore: an expired message answers ErrNotFound). It is read
+	// once per write group and once per bus read.
 	Now func() time.Time
 
 	// OnCommit, when set, is called by the writer goroutine after each group transaction
@@ -62,8 +65,10 @@ type Options struct {
 
 // CommitInfo describes one group transaction, for [Options.OnCommit].
 type CommitInfo struct {
-	// Requests is the number of AppendRun calls in the group; Appended how many of them were
-	// committed; Events how many events they stored.
+	// Requests is the number of write calls in the group (of every lane); Appended how many
+	// of them succeeded (committed, or answered without a change: a replay, a repeated
+	// receipt); Events how many items they stored or deleted (run events, messages, receipts,
+	// proposals, envelopes, expired rows).
 	Requests, Appended, Events int
 	// Duration is the time from BEGIN to the end of COMMIT (including the fsync).
 	Duration time.Duration
@@ -85,12 +90,12 @@ type Store struct {
 	mu     sync.RWMutex // guards closed against the send on w.reqs
 	closed bool
 
-	runs store.Hub
+	runs, streams, envs store.Hub // change notifications per lane
 
 	selRun, selEvents, selSnapshot *sql.Stmt
 }
 
-var _ store.Store = (*Store)(nil)
+var _ store.Store = (*Store)(nil) // every lane: runs, bus and notifications
 
 // Open opens (creating it if needed) the database at path, applies pending migrations,
 // recovers the WAL of a previous crash, and starts the writer. The parent directory must exist.
@@ -228,6 +233,8 @@ func (s *Store) Close() error {
 	s.mu.Unlock()
 	<-s.w.done
 	s.runs.Close()
+	s.streams.Close()
+	s.envs.Close()
 	err := s.closeDBs()
 	s.lock.release()
 	return err

@@ -35,7 +35,7 @@ func openIn(t *testing.T, dir string) *sqlite.Store {
 }
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, dir string) store.Store { return openIn(t, dir) })
+	storetest.RunAll(t, func(t *testing.T, dir string) store.Store { return openIn(t, dir) })
 }
 
 // TestConformanceSmallGroups runs the suite again with groups of at most two requests and a
@@ -44,7 +44,7 @@ func TestConformanceSmallGroups(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	storetest.Run(t, func(t *testing.T, dir string) store.Store {
+	storetest.RunAll(t, func(t *testing.T, dir string) store.Store {
 		s, err := sqlite.Open(filepath.Join(dir, sqlite.DefaultFileName), sqlite.Options{MaxGroupRequests: 2, ReadConns: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -399,8 +399,68 @@ func TestCrashChild(t *testing.T) {
 	for g := range 3 {
 		go writer(crashRuns+g, "shared")
 	}
+	// The bus lane: senders on an org channel and a swarm, each resending some of its own
+	// messages (a resend must answer the original), printing "msg STREAM SEQ GID".
+	sender := func(g int) {
+		ctx := context.Background()
+		k := crashStreams[g%len(crashStreams)]
+		prev := ""
+		for n := 0; ; n++ {
+			id := fmt.Sprintf("r%d-g%d-%d", seed, g, n)
+			if n%7 == 6 {
+				id = prev
+			}
+			org := k.Org
+			if org == "" {
+				org = fmt.Sprintf("org-%d", g)
+			}
+			m, _, err := s.AppendMessage(ctx, storetest.Message(k, org, fmt.Sprintf("inst-%d", g), id))
+			if err != nil {
+				fmt.Println("message:", err)
+				os.Exit(3)
+			}
+			prev = id
+			outMu.Lock()
+			fmt.Fprintf(out, "msg %d %d %s\n", g%len(crashStreams), m.Seq, m.GID)
+			out.Flush()
+			outMu.Unlock()
+		}
+	}
+	for g := range crashSenders {
+		go sender(g)
+	}
+	// The notification lane: publishers whose every fifth envelope repeats a message id (a
+	// duplicate must answer the original's seq), printing "env SEQ MESSAGEID".
+	publisher := func(g int) {
+		ctx := context.Background()
+		prev := ""
+		for n := 0; ; n++ {
+			id := fmt.Sprintf("r%d-p%d-%d", seed, g, n)
+			if n%5 == 4 {
+				id = prev
+			}
+			e, _, err := s.AppendEnvelope(ctx, "o", storetest.Envelope("notifications.agent.s", id, time.Now(), id), storetest.Window)
+			if err != nil {
+				fmt.Println("envelope:", err)
+				os.Exit(3)
+			}
+			prev = id
+			outMu.Lock()
+			fmt.Fprintf(out, "env %d %s\n", e.Seq, id)
+			out.Flush()
+			outMu.Unlock()
+		}
+	}
+	for g := range crashPublishers {
+		go publisher(g)
+	}
 	select {} // killed by the parent
 }
+
+// The crash child's bus streams and lane writers.
+var crashStreams = []store.StreamKey{store.OrgStream("o", storetest.ChannelGeneral), store.SwarmStream("sw-1")}
+
+const crashSenders, crashPublishers = 4, 2
 
 // TestCrashRecovery kills a writing child process with SIGKILL at random moments, five times,
 // and after each kill checks on the same file: every acknowledged event is present exactly
@@ -412,6 +472,11 @@ func TestCrashRecovery(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 	acked := map[string]int64{}
+	ackedMsgs := make([]map[string]int64, len(crashStreams)) // per stream: gid → seq
+	for i := range ackedMsgs {
+		ackedMsgs[i] = map[string]int64{}
+	}
+	ackedEnvs := map[string]int64{} // message id → seq
 	for round := range 5 {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
 		cmd.Env = append(os.Environ(), crashDirEnv+"="+dir, fmt.Sprintf("%s=%d", crashSeedEnv, round))
@@ -432,14 +497,36 @@ func TestCrashRecovery(t *testing.T) {
 			close(lines)
 		}()
 		record := func(line string) {
-			var run string
-			var last int64
-			if _, err := fmt.Sscanf(line, "ack %s %d", &run, &last); err != nil {
-				t.Errorf("child said %q", line)
-				return
-			}
-			if last > acked[run] {
-				acked[run] = last
+			var run, gid, id string
+			var last, seq int64
+			var stream int
+			switch {
+			case strings.HasPrefix(line, "msg "):
+				if _, err := fmt.Sscanf(line, "msg %d %d %s", &stream, &seq, &gid); err != nil {
+					t.Errorf("child said %q", line)
+					return
+				}
+				if prev, ok := ackedMsgs[stream][gid]; ok && prev != seq {
+					t.Errorf("gid %s acknowledged at seq %d and %d", gid, prev, seq)
+				}
+				ackedMsgs[stream][gid] = seq
+			case strings.HasPrefix(line, "env "):
+				if _, err := fmt.Sscanf(line, "env %d %s", &seq, &id); err != nil {
+					t.Errorf("child said %q", line)
+					return
+				}
+				if prev, ok := ackedEnvs[id]; ok && prev != seq {
+					t.Errorf("envelope %s acknowledged at seq %d and %d", id, prev, seq)
+				}
+				ackedEnvs[id] = seq
+			default:
+				if _, err := fmt.Sscanf(line, "ack %s %d", &run, &last); err != nil {
+					t.Errorf("child said %q", line)
+					return
+				}
+				if last > acked[run] {
+					acked[run] = last
+				}
 			}
 		}
 		// Let it get going, then kill it at a random moment.
@@ -505,9 +592,74 @@ func TestCrashRecovery(t *testing.T) {
 				}
 			}
 		}
+		messages, envelopes := checkCrashLanes(t, s, round, ackedMsgs, ackedEnvs)
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("round %d: %d events stored, acknowledged %v", round, total, acked)
+		t.Logf("round %d: %d events, %d messages, %d envelopes stored; acknowledged %v, %d gids, %d envelope ids",
+			round, total, messages, envelopes, acked, len(ackedMsgs[0])+len(ackedMsgs[1]), len(ackedEnvs))
 	}
+}
+
+// checkCrashLanes checks the bus and notification lanes after a kill: each stream's seqs are
+// 1..n without a gap, every acknowledged gid is stored once at its acknowledged seq, a
+// client_msg_id is stored at most once; the envelope sequence is 1..n without a gap, every
+// acknowledged envelope is stored at its acknowledged seq, and a message id is stored once.
+func checkCrashLanes(t *testing.T, s store.Store, round int, ackedMsgs []map[string]int64, ackedEnvs map[string]int64) (messages, envelopes int) {
+	t.Helper()
+	ctx := context.Background()
+	for i, k := range crashStreams {
+		ms, err := s.ReadMessages(ctx, k, store.ReadQuery{Limit: 1 << 30})
+		if err != nil {
+			t.Fatal(err)
+		}
+		messages += len(ms)
+		gids, clients := map[string]int64{}, map[string]bool{}
+		for j, m := range ms {
+			if m.Seq != int64(j+1) {
+				t.Fatalf("round %d: stream %d message %d has seq %d: gap or repeat", round, i, j, m.Seq)
+			}
+			key := m.SenderOrg + "/" + m.SenderInstance + "/" + m.ClientMsgID
+			if clients[key] {
+				t.Fatalf("round %d: stream %d stores %s twice", round, i, key)
+			}
+			clients[key] = true
+			gids[m.GID] = m.Seq
+		}
+		for gid, seq := range ackedMsgs[i] {
+			if gids[gid] != seq {
+				t.Fatalf("round %d: stream %d: acknowledged gid %s at seq %d, stored at %d", round, i, gid, seq, gids[gid])
+			}
+		}
+		if last, err := s.StreamLastSeq(ctx, k); err != nil || last != int64(len(ms)) {
+			t.Fatalf("round %d: stream %d last seq %d (%v), %d messages", round, i, last, err, len(ms))
+		}
+	}
+	stored := map[string]int64{}
+	for after := int64(0); ; {
+		p, err := s.ReadEnvelopes(ctx, "o", store.EnvelopeQuery{After: after, Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range p.Envelopes {
+			envelopes++
+			if e.Seq != int64(envelopes) {
+				t.Fatalf("round %d: envelope %d has seq %d: gap or repeat", round, envelopes, e.Seq)
+			}
+			if _, dup := stored[e.MessageID]; dup {
+				t.Fatalf("round %d: message id %s stored twice", round, e.MessageID)
+			}
+			stored[e.MessageID] = e.Seq
+		}
+		if !p.More {
+			break
+		}
+		after = p.Next
+	}
+	for id, seq := range ackedEnvs {
+		if stored[id] != seq {
+			t.Fatalf("round %d: acknowledged envelope %s at seq %d, stored at %d", round, id, seq, stored[id])
+		}
+	}
+	return messages, envelopes
 }

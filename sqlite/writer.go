@@ -14,24 +14,82 @@ import (
 	sqlitelib "modernc.org/sqlite/lib"
 )
 
-// appendReq is one queued AppendRun call.
-type appendReq struct {
-	ctx        context.Context
-	org, runID string
-	req        store.AppendRequest
-	done       chan appendResult // buffered: the writer never blocks on a caller that left
+// writeOp is one queued write call of any lane. The writer runs the ops of a group in queue
+// order inside one transaction, each in its own savepoint when the group has several.
+type writeOp interface {
+	// context is the caller's context; an op whose context has ended is not started.
+	context() context.Context
+	// weight is how many items the op may store, counted against Options.MaxGroupEvents.
+	weight() int
+	// exec applies the op inside the open transaction. On success it records its result in
+	// the op and its effect in g; on error it leaves g alone. A refusal (isRefusal) leaves the
+	// transaction usable and only the op's savepoint is rolled back; any other error fails the
+	// whole group.
+	exec(ctx context.Context, w *writer, g *groupState) error
+	// notify wakes the subscribers of what a successful op changed, after COMMIT.
+	notify(s *Store)
+	// reply answers the caller: err, or the recorded result when err is nil.
+	reply(err error)
 }
 
-type appendResult struct {
-	info store.RunInfo
-	err  error
+// groupState is what the ops of one group share.
+type groupState struct {
+	// now is the runs lane's commit instant, never before the previous commit's (updatedAt).
+	now int64
+	// wall is the clock reading of the group: the bus lane's notion of "expired".
+	wall int64
+	// updateSeq is the last update_seq issued to a run in this group.
+	updateSeq int64
+	// runs counts the run appends applied: when positive, store_state advances.
+	runs int
+	// items counts what the applied ops stored (CommitInfo.Events).
+	items int
+	// wrote is set by every op that changed the database: without it nothing is committed.
+	wrote bool
 }
+
+// opBase carries the caller's context and the answer channel, buffered so the writer never
+// blocks on a caller that left.
+type opBase struct {
+	ctx  context.Context
+	done chan error
+}
+
+func newOpBase(ctx context.Context) opBase { return opBase{ctx: ctx, done: make(chan error, 1)} }
+
+func (b *opBase) context() context.Context { return b.ctx }
+func (b *opBase) reply(err error)          { b.done <- err }
+
+// appendReq is one queued AppendRun call.
+type appendReq struct {
+	opBase
+	org, runID string
+	req        store.AppendRequest
+	info       store.RunInfo
+}
+
+func (r *appendReq) weight() int { return len(r.req.Events) }
+
+func (r *appendReq) exec(ctx context.Context, w *writer, g *groupState) error {
+	info, err := w.apply(ctx, r, g.now, g.updateSeq+1)
+	if err != nil {
+		return err
+	}
+	r.info = info
+	g.updateSeq++
+	g.runs++
+	g.items += len(r.req.Events)
+	g.wrote = true
+	return nil
+}
+
+func (r *appendReq) notify(s *Store) { s.runs.Notify(r.org, r.runID) }
 
 // writer owns the write connection; only its goroutine touches conn and the statements.
 type writer struct {
 	s    *Store
 	conn *sql.Conn
-	reqs chan *appendReq
+	reqs chan writeOp
 	done chan struct{}
 
 	// Committed store-wide counters (store_state); advanced only after a successful COMMIT.
@@ -40,9 +98,10 @@ type writer struct {
 
 	begin, commit, rollback, savepoint, release, rollbackTo *sql.Stmt
 	selRun, insRun, updRun, insEvent, seqTaken, updState    *sql.Stmt
+	bus                                                     busStmts
+	env                                                     envStmts
 
-	results []appendResult // reused per group
-	touched []*appendReq
+	errs []error // reused per group
 }
 
 func newWriter(ctx context.Context, s *Store) (*writer, error) {
@@ -51,16 +110,13 @@ func newWriter(ctx context.Context, s *Store) (*writer, error) {
 		conn: s.conn,
 		// A deep queue lets many callers pile up behind one fsync; the group cap bounds
 		// the work per transaction.
-		reqs: make(chan *appendReq, 4*s.opts.MaxGroupRequests),
+		reqs: make(chan writeOp, 4*s.opts.MaxGroupRequests),
 		done: make(chan struct{}),
 	}
 	if err := w.conn.QueryRowContext(ctx, `SELECT update_seq, clock FROM store_state WHERE id = 1`).Scan(&w.updateSeq, &w.clock); err != nil {
 		return nil, fmt.Errorf("sqlite: read store state: %w", err)
 	}
-	for _, p := range []struct {
-		st **sql.Stmt
-		q  string
-	}{
+	stmts := []stmtDef{
 		{&w.begin, `BEGIN IMMEDIATE`},
 		{&w.commit, `COMMIT`},
 		{&w.rollback, `ROLLBACK`},
@@ -73,7 +129,10 @@ func newWriter(ctx context.Context, s *Store) (*writer, error) {
 		{&w.insEvent, `INSERT INTO run_events (run, seq, event_id, type, data) VALUES (?, ?, ?, ?, ?)`},
 		{&w.seqTaken, `SELECT EXISTS (SELECT 1 FROM run_events WHERE run = ? AND seq = ?)`},
 		{&w.updState, `UPDATE store_state SET update_seq = ?, clock = ? WHERE id = 1`},
-	} {
+	}
+	stmts = append(stmts, w.bus.defs()...)
+	stmts = append(stmts, w.env.defs()...)
+	for _, p := range stmts {
 		st, err := w.conn.PrepareContext(ctx, p.q)
 		if err != nil {
 			w.closeStmts()
@@ -84,15 +143,51 @@ func newWriter(ctx context.Context, s *Store) (*writer, error) {
 	return w, nil
 }
 
+// stmtDef is a statement to prepare and where to keep it.
+type stmtDef struct {
+	st **sql.Stmt
+	q  string
+}
+
 func (w *writer) closeStmts() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{w.begin, w.commit, w.rollback, w.savepoint, w.release, w.rollbackTo,
-		w.selRun, w.insRun, w.updRun, w.insEvent, w.seqTaken, w.updState} {
+	all := []*sql.Stmt{w.begin, w.commit, w.rollback, w.savepoint, w.release, w.rollbackTo,
+		w.selRun, w.insRun, w.updRun, w.insEvent, w.seqTaken, w.updState}
+	for _, d := range append(w.bus.defs(), w.env.defs()...) {
+		all = append(all, *d.st)
+	}
+	for _, st := range all {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// submit queues op for the writer and waits for its answer on done. If ctx ends first it
+// returns ctx.Err(); the op may still be committed (see store.RunStore.AppendRun).
+func (s *Store) submit(ctx context.Context, op writeOp, done <-chan error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return store.ErrClosed
+	}
+	select {
+	case s.w.reqs <- op:
+	case <-ctx.Done():
+		s.mu.RUnlock()
+		return ctx.Err()
+	}
+	s.mu.RUnlock()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // AppendRun implements [store.RunStore.AppendRun] by queueing the batch for the group-commit
@@ -104,42 +199,25 @@ func (s *Store) AppendRun(ctx context.Context, org, runID string, req store.Appe
 	if err := store.ValidateAppend(org, runID, req); err != nil {
 		return store.RunInfo{}, err
 	}
-	if err := ctx.Err(); err != nil {
+	r := &appendReq{opBase: newOpBase(ctx), org: org, runID: runID, req: req}
+	if err := s.submit(ctx, r, r.done); err != nil {
 		return store.RunInfo{}, err
 	}
-	r := &appendReq{ctx: ctx, org: org, runID: runID, req: req, done: make(chan appendResult, 1)}
-	s.mu.RLock()
-	if s.closed {
-		s.mu.RUnlock()
-		return store.RunInfo{}, store.ErrClosed
-	}
-	select {
-	case s.w.reqs <- r:
-	case <-ctx.Done():
-		s.mu.RUnlock()
-		return store.RunInfo{}, ctx.Err()
-	}
-	s.mu.RUnlock()
-	select {
-	case res := <-r.done:
-		return res.info, res.err
-	case <-ctx.Done():
-		return store.RunInfo{}, ctx.Err()
-	}
+	return r.info, nil
 }
 
 // run is the writer goroutine: take one request, add whatever else is queued, commit the
 // group, repeat until the queue is closed and drained.
 func (w *writer) run() {
 	defer close(w.done)
-	group := make([]*appendReq, 0, w.s.opts.MaxGroupRequests)
+	group := make([]writeOp, 0, w.s.opts.MaxGroupRequests)
 	for {
 		first, ok := <-w.reqs
 		if !ok {
 			return
 		}
 		group = append(group[:0], first)
-		events := len(first.req.Events)
+		events := first.weight()
 	fill:
 		for len(group) < w.s.opts.MaxGroupRequests && events < w.s.opts.MaxGroupEvents {
 			select {
@@ -148,7 +226,7 @@ func (w *writer) run() {
 					break fill
 				}
 				group = append(group, r)
-				events += len(r.req.Events)
+				events += r.weight()
 			default:
 				break fill
 			}
@@ -159,47 +237,45 @@ func (w *writer) run() {
 }
 
 // commitGroup runs one group in one transaction and answers every caller.
-func (w *writer) commitGroup(group []*appendReq) {
+func (w *writer) commitGroup(group []writeOp) {
 	bg := context.Background() // one caller's context must not cut a shared transaction
 	start := time.Now()
-	results := w.results[:0]
+	errs := w.errs[:0]
 	for range group {
-		results = append(results, appendResult{})
+		errs = append(errs, nil)
 	}
-	w.results = results
-	touched := w.touched[:0]
+	w.errs = errs
 
 	// One commit instant for the whole group, never before the previous commit's.
-	now := w.s.opts.Now().UnixNano()
-	if now < w.clock {
-		now = w.clock
-	}
-	updateSeq := w.updateSeq
-	appended, events := 0, 0
+	wall := w.s.opts.Now().UnixNano()
+	g := groupState{now: max(wall, w.clock), wall: wall, updateSeq: w.updateSeq}
+	done := make([]bool, len(group)) // applied (until a group failure)
+	appended := 0
 
 	fail := func(err error) {
 		_, _ = w.rollback.ExecContext(bg)
-		for i := range results {
-			if results[i].err == nil {
-				results[i] = appendResult{err: err}
+		for i := range errs {
+			if errs[i] == nil {
+				errs[i] = err
 			}
 		}
-		appended, events = 0, 0
-		touched = touched[:0]
+		appended, g.items = 0, 0
+		clear(done)
 	}
 
 	var groupErr error
+	committed := false
 	if _, err := w.begin.ExecContext(bg); err != nil {
 		groupErr = fmt.Errorf("sqlite: begin: %w", err)
-		for i := range results {
-			results[i].err = groupErr
+		for i := range errs {
+			errs[i] = groupErr
 		}
 	} else {
 		// A lone caller needs no savepoint: its refusal rolls back the whole transaction.
 		useSavepoints := len(group) > 1
 		for i, r := range group {
-			if err := r.ctx.Err(); err != nil {
-				results[i].err = err // nothing stored: it never started
+			if err := r.context().Err(); err != nil {
+				errs[i] = err // nothing stored: it never started
 				continue
 			}
 			if useSavepoints {
@@ -208,7 +284,7 @@ func (w *writer) commitGroup(group []*appendReq) {
 					break
 				}
 			}
-			info, err := w.apply(bg, r, now, updateSeq+1)
+			err := r.exec(bg, w, &g)
 			if err != nil && !isRefusal(err) {
 				// An unexpected SQLite error may have rolled back the transaction behind
 				// our back; nothing in this group can be trusted to commit atomically.
@@ -216,7 +292,7 @@ func (w *writer) commitGroup(group []*appendReq) {
 				break
 			}
 			if err != nil {
-				results[i].err = err
+				errs[i] = err
 				if useSavepoints {
 					if _, e := w.rollbackTo.ExecContext(bg); e != nil {
 						groupErr = fmt.Errorf("sqlite: rollback to savepoint: %w", e)
@@ -235,52 +311,66 @@ func (w *writer) commitGroup(group []*appendReq) {
 					break
 				}
 			}
-			updateSeq++
-			results[i].info = info
+			done[i] = true
 			appended++
-			events += len(r.req.Events)
-			touched = append(touched, r)
 		}
 		switch {
 		case groupErr != nil:
 			fail(groupErr)
-		case appended == 0:
-			// Everyone was refused (or left): nothing to make durable.
+		case !g.wrote:
+			// Everyone was refused, left, or changed nothing (a replay, a repeated
+			// receipt): nothing to make durable.
 			_, _ = w.rollback.ExecContext(bg)
 		default:
-			if _, err := w.updState.ExecContext(bg, updateSeq, now); err != nil {
-				groupErr = fmt.Errorf("sqlite: update store state: %w", err)
-				fail(groupErr)
-			} else if _, err := w.commit.ExecContext(bg); err != nil {
-				groupErr = fmt.Errorf("sqlite: commit: %w", err)
+			var err error
+			if g.runs > 0 {
+				if _, err = w.updState.ExecContext(bg, g.updateSeq, g.now); err != nil {
+					err = fmt.Errorf("sqlite: update store state: %w", err)
+				}
+			}
+			if err == nil {
+				if _, err = w.commit.ExecContext(bg); err != nil {
+					err = fmt.Errorf("sqlite: commit: %w", err)
+				}
+			}
+			if err != nil {
+				groupErr = err
 				fail(groupErr)
 			} else {
-				w.updateSeq, w.clock = updateSeq, now
+				committed = true
+				if g.runs > 0 {
+					w.updateSeq, w.clock = g.updateSeq, g.now
+				}
 			}
 		}
 	}
 	if w.s.opts.OnCommit != nil {
-		w.s.opts.OnCommit(CommitInfo{Requests: len(group), Appended: appended, Events: events,
+		w.s.opts.OnCommit(CommitInfo{Requests: len(group), Appended: appended, Events: g.items,
 			Duration: time.Since(start), Err: groupErr})
 	}
-	// Notify before answering, so that when AppendRun returns its subscribers are woken.
-	for _, r := range touched {
-		w.s.runs.Notify(r.org, r.runID)
+	// Notify before answering, so that when a write returns its subscribers are woken.
+	if committed {
+		for i, r := range group {
+			if done[i] {
+				r.notify(w.s)
+			}
+		}
 	}
 	for i, r := range group {
-		r.done <- results[i]
-		results[i] = appendResult{}
+		r.reply(errs[i])
+		errs[i] = nil
 	}
-	clear(touched)
-	w.touched = touched[:0]
 }
 
-// isRefusal reports whether err is one of AppendRun's typed refusals, after which the
-// transaction is intact and only the caller's savepoint is rolled back.
+// isRefusal reports whether err is one of the typed refusals of a write call, after which the
+// transaction is intact and only the caller's savepoint is rolled back: AppendRun's conflict and
+// event errors, and the bus lane's not-found (an unknown gid or question) and duplicate gid.
+// Writer code returns these only for its own checks, never for a failing SQLite statement.
 func isRefusal(err error) bool {
 	var c *store.ConflictError
 	var e *store.EventError
-	return errors.As(err, &c) || errors.As(err, &e)
+	return errors.As(err, &c) || errors.As(err, &e) ||
+		errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrDuplicateGID)
 }
 
 // apply writes one caller's batch inside the open transaction: run row first (its id is

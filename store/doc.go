@@ -29,7 +29,26 @@
 //   - Change notification: [RunStore.Subscribe] lets a live reader wait for commits to one run
 //     instead of polling.
 //
-// Every backend must pass the shared conformance suite in package storetest. The bus lane (hive
-// messages) and the notification lane (envelopes) are sketched here as [BusStore] and
-// [NotificationStore]; they extend the same Store in a later issue and will extend storetest.
+// The bus lane ([BusStore], hive messages) and the notification lane ([NotificationStore],
+// envelopes) follow the same division of labour: the relay validates and decides (hive.md §8,
+// envelope.md §2–§4), the store assigns what must be assigned inside the write transaction
+// (a stream's `seq`, the store sequence of an envelope, a minted `gid`, a task number), enforces
+// uniqueness (a `gid`, a `client_msg_id` per sending instance, one task proposal per question,
+// an envelope message id per org within its window), persists durably, expires and notifies.
+// It stores opaque bytes plus the few indexed columns those guarantees need, and every read is
+// scoped: by org, by stream key (a swarm is its own key, never an org's), or by a
+// [MessageScope].
+//
+// How a JetStream backend is expected to map the three lanes (relay.md §5): a run is the
+// subject agentwire.runs.<runId-token>; AppendRun publishes the batch and its snapshot as one
+// atomic batch guarded by the expected last subject sequence, which yields the ConflictError
+// when another relay advanced the run; a bus stream is agentwire.bus.<network>.<channel-token>
+// with the same guarded publish giving the gap-free seq (retried on a conflict, since the relay
+// does not choose a message's seq); envelopes go to ENVOY_NOTIFICATIONS with Nats-Msg-Id
+// (envelope.md §4.3, prefixed by the org) so the stream's duplicate window does the 72 h dedupe
+// and its stream sequence is the store sequence; the Subscribe methods map to core NATS
+// subscriptions on those subjects, which is how fan-out crosses relays.
+//
+// Every backend must pass the shared conformance suite in package storetest (Run, RunBus and
+// RunNotifications).
 package store

@@ -9,15 +9,17 @@ import (
 // Sentinel errors. Backends return them wrapped (test with errors.Is) or as the typed errors
 // below, which unwrap to them. The relay maps them to the error body of relay.md §2.
 var (
-	// ErrNotFound: the run (or, later, the message or stream) does not exist in the caller's
-	// org. Another org's object answers exactly this (relay.md §1: 404, never 403).
+	// ErrNotFound: the run, message or question does not exist for the caller: unknown, of
+	// another org, outside the caller's scope or network, or expired. Every case answers exactly
+	// this (relay.md §1: 404, never 403; hive.md S3: a cross-network gid is an unknown gid).
 	ErrNotFound = errors.New("store: not found")
 
 	// ErrConflict: another writer advanced the run after the caller read it (optimistic
 	// concurrency). Returned as [*ConflictError]. The relay reloads and retries.
 	ErrConflict = errors.New("store: conflict")
 
-	// ErrDuplicate is wrapped by both [ErrDuplicateSequence] and [ErrDuplicateEventID].
+	// ErrDuplicate is wrapped by [ErrDuplicateSequence], [ErrDuplicateEventID] and
+	// [ErrDuplicateGID].
 	ErrDuplicate = errors.New("store: duplicate")
 
 	// ErrDuplicateSequence: an event's logical sequence is already stored in the run or
@@ -27,6 +29,10 @@ var (
 	// ErrDuplicateEventID: an event's ID is already stored in the run or repeats an earlier
 	// event of the batch. Returned inside an [*EventError].
 	ErrDuplicateEventID = fmt.Errorf("%w event ID", ErrDuplicate)
+
+	// ErrDuplicateGID: a caller-supplied `gid` ([MessageWrite].GID) is already a stored
+	// message's (hive.md §1.7: a gid is unique across all networks). Nothing is stored.
+	ErrDuplicateGID = fmt.Errorf("%w gid", ErrDuplicate)
 
 	// ErrOutOfOrder: an event's logical sequence is not greater than its predecessor's and is
 	// not a duplicate. Returned inside an [*EventError].

@@ -48,3 +48,23 @@ func ExampleHub() {
 	// woken; read events after my cursor
 	// nothing more pending
 }
+
+// How the relay scopes a lookup by gid: an org sees its own channels, a swarm is reached only
+// through membership, and a `reply_to` must also name the very stream of the reply (hive.md S2,
+// S3), else the same 404 as an unknown gid.
+func ExampleMessageScope() {
+	general := store.OrgStream("org-acme", "org:acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general")
+	swarm := store.SwarmStream("sw-1")
+	scope := store.MessageScope{Org: "org-acme", Swarms: []string{"sw-1"}}
+	fmt.Println(scope.Includes(general), scope.Includes(swarm))
+	other := store.MessageScope{Org: "org-other"}
+	fmt.Println(other.Includes(general), other.Includes(swarm))
+
+	replied := general // the stream of the message reply_to names, from GetMessage
+	reply := swarm     // the stream of the reply
+	fmt.Println(replied == reply)
+	// Output:
+	// true true
+	// false false
+	// false
+}

@@ -6,13 +6,14 @@ import (
 )
 
 // Store is one backend instance shared by every lane of a relay process (relay.md §1, "one
-// store"). Today it carries the runs lane; the bus and notification lanes ([BusStore],
-// [NotificationStore]) will be added to the same value by the backends that implement them,
-// discovered with a type assertion so that a runs-only backend keeps compiling.
+// store"): the runs lane ([RunStore]), the bus lane ([BusStore]) and the notification lane
+// ([NotificationStore]). A backend that group-commits shares its commits between the lanes.
 //
 // All methods are safe for concurrent use.
 type Store interface {
 	RunStore
+	BusStore
+	NotificationStore
 
 	// Ping reports whether the store answers a trivial read (relay.md §2 Operations:
 	// GET /healthz is 200 "when the store answers"). It returns [ErrClosed] after Close.

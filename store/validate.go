@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"time"
 )
 
 // ValidateAppend checks the preconditions of [RunStore.AppendRun] that need no stored state
@@ -71,4 +72,170 @@ func ValidateList(org string, q ListRunsQuery) error {
 		return fmt.Errorf("%w: limit %d is not positive", ErrInvalid, q.Limit)
 	}
 	return nil
+}
+
+// ValidateStream checks a [StreamKey]: Network is NetworkOrg with a non-empty Org and Name, or
+// NetworkSwarm with an empty Org (a swarm belongs to no org) and a non-empty Name.
+func ValidateStream(k StreamKey) error {
+	switch k.Network {
+	case NetworkOrg:
+		if k.Org == "" {
+			return fmt.Errorf("%w: org stream without org", ErrInvalid)
+		}
+	case NetworkSwarm:
+		if k.Org != "" {
+			return fmt.Errorf("%w: swarm stream keyed by org %q", ErrInvalid, k.Org)
+		}
+	default:
+		return fmt.Errorf("%w: stream network %q is neither %q nor %q", ErrInvalid, k.Network, NetworkOrg, NetworkSwarm)
+	}
+	if k.Name == "" {
+		return fmt.Errorf("%w: empty stream name", ErrInvalid)
+	}
+	return nil
+}
+
+// ValidateMessage checks the preconditions of [BusStore.AppendMessage] that need no stored
+// state and returns an error wrapping [ErrInvalid] for the first one that fails. Backends call
+// it first so that every backend refuses the same calls.
+func ValidateMessage(m MessageWrite) error {
+	if err := ValidateStream(m.Stream); err != nil {
+		return err
+	}
+	org := m.Stream.Network == NetworkOrg
+	switch {
+	case m.SenderOrg == "":
+		return fmt.Errorf("%w: empty sender org", ErrInvalid)
+	case m.SenderInstance == "":
+		return fmt.Errorf("%w: empty sender instance", ErrInvalid)
+	case m.ClientMsgID == "":
+		return fmt.Errorf("%w: empty client_msg_id", ErrInvalid)
+	case m.Type == "":
+		return fmt.Errorf("%w: empty message type", ErrInvalid)
+	case org && m.SenderOrg != m.Stream.Org:
+		// Networks are never bridged (hive.md S2): an org's stream takes only its own sends.
+		return fmt.Errorf("%w: sender org %q writes to a stream of org %q", ErrInvalid, m.SenderOrg, m.Stream.Org)
+	case (m.ToOrg == "") != (m.ToInstance == ""):
+		return fmt.Errorf("%w: recipient org and instance must be set together", ErrInvalid)
+	case org && m.ToOrg != "" && m.ToOrg != m.Stream.Org:
+		return fmt.Errorf("%w: recipient org %q on a stream of org %q", ErrInvalid, m.ToOrg, m.Stream.Org)
+	case !org && !m.Deadline.IsZero():
+		return fmt.Errorf("%w: task deadline on a swarm stream", ErrInvalid)
+	case m.ServerTime.IsZero():
+		return fmt.Errorf("%w: zero server time", ErrInvalid)
+	case len(m.Data) == 0:
+		return fmt.Errorf("%w: empty data", ErrInvalid)
+	}
+	return nil
+}
+
+// ValidateScope checks a [MessageScope] and a gid for [BusStore.GetMessage]: the gid must not
+// be empty. An empty scope is valid and reaches nothing.
+func ValidateScope(_ MessageScope, gid string) error {
+	if gid == "" {
+		return fmt.Errorf("%w: empty gid", ErrInvalid)
+	}
+	return nil
+}
+
+// ValidateReadQuery checks the arguments of [BusStore.ReadMessages] and [BusStore.ReadStream].
+func ValidateReadQuery(k StreamKey, q ReadQuery) error {
+	if err := ValidateStream(k); err != nil {
+		return err
+	}
+	switch {
+	case q.After < 0:
+		return fmt.Errorf("%w: negative cursor %d", ErrInvalid, q.After)
+	case q.Limit <= 0:
+		return fmt.Errorf("%w: limit %d is not positive", ErrInvalid, q.Limit)
+	case q.Viewer != nil && (q.Viewer.Org == "" || q.Viewer.Instance == ""):
+		return fmt.Errorf("%w: viewer without org or instance", ErrInvalid)
+	}
+	return nil
+}
+
+// ValidateReceipt checks the arguments of [BusStore.AppendReceipt].
+func ValidateReceipt(k StreamKey, gid, by, state string, at time.Time) error {
+	if err := ValidateStream(k); err != nil {
+		return err
+	}
+	switch {
+	case gid == "":
+		return fmt.Errorf("%w: empty gid", ErrInvalid)
+	case by == "":
+		return fmt.Errorf("%w: empty recipient", ErrInvalid)
+	case state != ReceiptDelivered && state != ReceiptRead:
+		return fmt.Errorf("%w: receipt state %q is neither %q nor %q", ErrInvalid, state, ReceiptDelivered, ReceiptRead)
+	case at.IsZero():
+		return fmt.Errorf("%w: zero receipt time", ErrInvalid)
+	}
+	return nil
+}
+
+// ValidateProposal checks the arguments of [BusStore.ProposeTask].
+func ValidateProposal(p TaskProposalWrite) error {
+	if err := ValidateStream(p.Stream); err != nil {
+		return err
+	}
+	switch {
+	case p.Stream.Network != NetworkOrg:
+		return fmt.Errorf("%w: task proposal on a %s stream", ErrInvalid, p.Stream.Network)
+	case p.Vault == "":
+		return fmt.Errorf("%w: empty vault", ErrInvalid)
+	case p.QuestionGID == "":
+		return fmt.Errorf("%w: empty question gid", ErrInvalid)
+	case p.CreatedAt.IsZero():
+		return fmt.Errorf("%w: zero creation time", ErrInvalid)
+	case len(p.Data) == 0:
+		return fmt.Errorf("%w: empty data", ErrInvalid)
+	}
+	return nil
+}
+
+// ValidatePage checks an org, an ID or sequence cursor and a limit ([BusStore.ListTaskProposals]
+// and the other paged reads keyed by org).
+func ValidatePage(org string, after int64, limit int) error {
+	switch {
+	case org == "":
+		return fmt.Errorf("%w: empty org", ErrInvalid)
+	case after < 0:
+		return fmt.Errorf("%w: negative cursor %d", ErrInvalid, after)
+	case limit <= 0:
+		return fmt.Errorf("%w: limit %d is not positive", ErrInvalid, limit)
+	}
+	return nil
+}
+
+// ValidateSweep checks the arguments of the expiry sweepers ([BusStore.ExpireMessages],
+// [NotificationStore.ExpireEnvelopes]) and of [BusStore.DueQuestions].
+func ValidateSweep(at time.Time, limit int) error {
+	switch {
+	case at.IsZero():
+		return fmt.Errorf("%w: zero time", ErrInvalid)
+	case limit <= 0:
+		return fmt.Errorf("%w: limit %d is not positive", ErrInvalid, limit)
+	}
+	return nil
+}
+
+// ValidateEnvelope checks the preconditions of [NotificationStore.AppendEnvelope].
+func ValidateEnvelope(org string, e EnvelopeWrite, window time.Duration) error {
+	switch {
+	case org == "":
+		return fmt.Errorf("%w: empty org", ErrInvalid)
+	case e.Subject == "":
+		return fmt.Errorf("%w: empty subject", ErrInvalid)
+	case e.StoredAt.IsZero():
+		return fmt.Errorf("%w: zero stored time", ErrInvalid)
+	case len(e.Data) == 0:
+		return fmt.Errorf("%w: empty data", ErrInvalid)
+	case window < 0:
+		return fmt.Errorf("%w: negative dedupe window %v", ErrInvalid, window)
+	}
+	return nil
+}
+
+// ValidateEnvelopeQuery checks the arguments of [NotificationStore.ReadEnvelopes].
+func ValidateEnvelopeQuery(org string, q EnvelopeQuery) error {
+	return ValidatePage(org, q.After, q.Limit)
 }

@@ -1,9 +1,10 @@
 // Package storetest is the conformance suite every [store.Store] backend must pass (design.md
 // principle 7: "one Store interface, one shared test suite that both SQLite and JetStream must
-// pass"). A backend's own test file calls [Run] with an [Opener]:
+// pass"). A backend's own test file calls [RunAll] (or [Run], [RunBus] and
+// [RunNotifications]) with an [Opener]:
 //
 //	func TestConformance(t *testing.T) {
-//		storetest.Run(t, func(t *testing.T, dir string) store.Store {
+//		storetest.RunAll(t, func(t *testing.T, dir string) store.Store {
 //			s, err := sqlite.Open(filepath.Join(dir, "agentwire.db"), sqlite.Options{})
 //			if err != nil {
 //				t.Fatal(err)
@@ -18,8 +19,12 @@
 // after every cursor returns exactly the remaining events), limits, run listing (order, status
 // filter, cursor pagination), org isolation, concurrent writers on distinct runs and on one run
 // (no lost, duplicated or half-applied batch), reopening after Close, change notification after
-// commit, and Close semantics. It never asserts wall-clock durations; waits are bounded only to
-// turn a hang into a failure.
+// commit, and Close semantics.
+//
+// [RunBus] checks [store.BusStore] and [RunNotifications] checks [store.NotificationStore] (see
+// their docs); [RunAll] runs the three suites. The suites never assert wall-clock durations;
+// waits are bounded only to turn a hang into a failure. Bus expiry is relative to the backend's
+// own clock, so those tests use margins of an hour or more; envelope times are explicit.
 package storetest
 
 import (

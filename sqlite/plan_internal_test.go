@@ -1,0 +1,90 @@
+package sqlite
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentwire/agentwire/store"
+)
+
+// fullScan matches a query-plan line that walks a whole table: "SCAN t" with no index.
+var fullScan = regexp.MustCompile(`^SCAN \S+$`)
+
+// wantIndex names the index a statement (found by a part of its text) must search with: the
+// statements whose partial or multi-column index is easy to lose.
+var wantIndex = map[string]string{
+	"AND message_id = ?":                  "envelopes_by_message_id (org=? AND message_id=?)",
+	"WHERE m.pending = 1":                 "bus_messages_due (deadline<?)",
+	"expires_at > 0 AND expires_at <= ?1": "bus_messages_by_expiry",
+	"WHERE stored_at < ?":                 "envelopes_by_age (stored_at<?)",
+	"AND m.thread_id = ?":                 "bus_messages_by_thread (stream=? AND thread_id=? AND seq>?)",
+	"m.client_msg_id = ?":                 "(sender_org=? AND sender_instance=? AND client_msg_id=?)",
+	"AND seq > ? AND stored_at >= ?":      "envelopes_by_org (org=? AND seq>?)",
+	"WHERE m.stream = ? AND m.seq > ?":    "(stream=? AND",
+}
+
+// TestQueryPlans: every hot statement of the bus and notification lanes finds its rows through
+// an index, so its cost does not grow with the data (a partial index is only used when the
+// statement's WHERE implies the index's, which is easy to lose in an edit).
+func TestQueryPlans(t *testing.T) {
+	s, _ := openGated(t)
+	ctx := context.Background()
+	queries := map[string]string{}
+	for _, d := range append(s.w.bus.defs(), s.w.env.defs()...) {
+		queries[d.q] = d.q
+	}
+	for _, rq := range []store.ReadQuery{{}, {ThreadID: "t"}, {Viewer: &store.Viewer{Org: "o", Instance: "i"}}} {
+		q, _ := messageQuery(1, rq, 0, 10)
+		queries[q] = q
+	}
+	for _, q := range []string{qStreamRow, qMessageByGID, qStreamTasks, qDueQuestions, qListProposals, qReadEnvelopes, qLastEnvelope} {
+		queries[q] = q
+	}
+	matched := map[string]bool{}
+	for _, q := range queries {
+		if !strings.HasPrefix(strings.TrimSpace(q), "SELECT") && !strings.HasPrefix(strings.TrimSpace(q), "DELETE") &&
+			!strings.HasPrefix(strings.TrimSpace(q), "UPDATE") {
+			continue // inserts: no search
+		}
+		n := strings.Count(q, "?")
+		if strings.Contains(q, "?1") {
+			n = len(slices.Compact(slices.Sorted(slices.Values(regexp.MustCompile(`\?\d`).FindAllString(q, -1)))))
+		}
+		rows, err := s.conn.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q, make([]any, n)...)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		for part, index := range wantIndex {
+			if !strings.Contains(q, part) {
+				continue
+			}
+			matched[part] = true
+			if !strings.Contains(strings.Join(plan, "\n"), index) {
+				t.Errorf("%s\ndoes not use %s; plan:\n  %s", q, index, strings.Join(plan, "\n  "))
+			}
+		}
+		for _, line := range plan {
+			if fullScan.MatchString(line) || strings.Contains(line, "USE TEMP B-TREE") {
+				t.Errorf("full scan or sort in\n%s\nplan:\n  %s", q, strings.Join(plan, "\n  "))
+			}
+		}
+	}
+	for part := range wantIndex {
+		if !matched[part] {
+			t.Errorf("no statement contains %q", part)
+		}
+	}
+}
