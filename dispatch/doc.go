@@ -13,7 +13,7 @@
 // reference grammar of §8.3 ([ParseRef], [RewriteWebRef], the LEGION_ISSUE fallback), the strict
 // parse without owner restatements, and the argument checks of §8.4, in one problem list;
 // [CheckConfig] is the configuration check of §8.1. It is pure: the host context is passed in
-// and no request is sent (the HTTP client of §8.5–§8.9 is not part of this package).
+// and no request is sent (the HTTP client of §8.5–§8.9 is package dispatch/client).
 //
 // API types follow §9.1: decoding ignores unknown members and tolerates unknown strings in
 // enumerated fields, `T|null` members are pointers (or [Opt] when the member may also be
