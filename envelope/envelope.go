@@ -245,11 +245,11 @@ func (s EnvelopeSender) AppendJSON(dst []byte) []byte {
 // UnmarshalJSON decodes strictly (envelope.md §1.1 rules 4–5) without validating: it fails only
 // where [Decode] reports a decoding problem. Use [Decode] to also run the wire and struct checks.
 func (e *Envelope) UnmarshalJSON(data []byte) error {
-	v, err := jsonvalue.Parse(data, documentLabel)
+	v, err := jsonvalue.ParseKeepNumbers(data, documentLabel)
 	if err != nil {
 		return Problem{Field: fieldOf(err), Message: err.Error()}
 	}
-	d, p := decodeValue(v, data)
+	d, p := decodeValue(v)
 	if p != nil {
 		return *p
 	}

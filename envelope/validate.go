@@ -269,7 +269,7 @@ func isEmptyJSONString(r json.RawMessage) bool {
 // have validation problems) and the zero Envelope otherwise. Ingress points and bus consumers use
 // Decode; a consumer drops an envelope with any problem.
 func Decode(raw []byte) (Envelope, Problems) {
-	v, err := jsonvalue.Parse(raw, documentLabel)
+	v, err := jsonvalue.ParseKeepNumbers(raw, documentLabel)
 	if err != nil {
 		ps := lenientWire(raw, err)
 		if len(ps) == 1 && ps[0].Field == "" {
@@ -281,7 +281,7 @@ func Decode(raw []byte) (Envelope, Problems) {
 	if len(ps) == 1 && ps[0].Field == "" {
 		return Envelope{}, ps
 	}
-	e, dp := decodeValue(v, raw)
+	e, dp := decodeValue(v)
 	if dp != nil {
 		for _, p := range ps {
 			if p == *dp {
@@ -303,10 +303,10 @@ func fieldOf(err error) string {
 	return strings.TrimPrefix(p, ".")
 }
 
-// decodeValue maps a strictly parsed document onto the struct. raw is the document text, needed
-// to read the integer literals of issued_at and expires_at exactly (the value model holds numbers
-// as float64, which cannot tell 1 from 1.0 nor represent every int64).
-func decodeValue(v any, raw []byte) (Envelope, *Problem) {
+// decodeValue maps a document parsed by jsonvalue.ParseKeepNumbers onto the struct: numbers are
+// their literal text, so issued_at and expires_at are read exactly (a float64 cannot tell 1 from
+// 1.0 nor represent every int64).
+func decodeValue(v any) (Envelope, *Problem) {
 	var e Envelope
 	if v == nil {
 		return e, nil
@@ -343,11 +343,11 @@ func decodeValue(v any, raw []byte) (Envelope, *Problem) {
 		case "dedupe_key":
 			fail(decodeString(m, &e.DedupeKey))
 		case "issued_at":
-			n, p := decodeInt(m, raw)
+			n, p := decodeInt(m)
 			fail(p)
 			e.IssuedAt = n
 		case "expires_at":
-			n, p := decodeInt(m, raw)
+			n, p := decodeInt(m)
 			fail(p)
 			if p == nil {
 				e.ExpiresAt = &n
@@ -393,13 +393,10 @@ func decodeString(m jsonvalue.Member, dst *string) *Problem {
 
 // decodeInt reads an int64 time: only an integer literal (no fraction, no exponent) in the int64
 // range is accepted (envelope.md §1.1 rule 5).
-func decodeInt(m jsonvalue.Member, raw []byte) (int64, *Problem) {
+func decodeInt(m jsonvalue.Member) (int64, *Problem) {
 	bad := &Problem{Field: m.Name, Message: m.Name + msgMustBeInteger}
-	if _, ok := m.Value.(float64); !ok {
-		return 0, bad
-	}
-	text := topLevelMemberText(raw, m.Name)
-	if len(text) == 0 || bytes.ContainsAny(text, ".eE") {
+	text, ok := m.Value.(jsonvalue.Number)
+	if !ok || strings.ContainsAny(string(text), ".eE") {
 		return 0, bad
 	}
 	n, err := strconv.ParseInt(string(text), 10, 64)
@@ -474,108 +471,4 @@ func decodeSender(v any, dst **EnvelopeSender) *Problem {
 	}
 	*dst = s
 	return nil
-}
-
-// topLevelMemberText returns the raw text of the value of member name of the top-level object in
-// raw, which the strict parser has already accepted (so no syntax checks are needed here).
-func topLevelMemberText(raw []byte, name string) []byte {
-	i := skipWS(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return nil
-	}
-	i++
-	for {
-		i = skipWS(raw, i)
-		if i >= len(raw) || raw[i] != '"' {
-			return nil
-		}
-		ks := i
-		i = skipString(raw, i)
-		key := raw[ks:i]
-		i = skipWS(raw, i)
-		if i >= len(raw) || raw[i] != ':' {
-			return nil
-		}
-		i = skipWS(raw, i+1)
-		vs := i
-		i = skipValue(raw, i)
-		if keyEquals(key, name) {
-			return raw[vs:i]
-		}
-		i = skipWS(raw, i)
-		if i >= len(raw) || raw[i] != ',' {
-			return nil
-		}
-		i++
-	}
-}
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index just past the string starting at b[i] == '"'.
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(b)
-}
-
-// skipValue returns the index just past the value starting at b[i].
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	default:
-		for i < len(b) {
-			switch b[i] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				return i
-			}
-			i++
-		}
-		return i
-	}
-}
-
-// keyEquals compares a quoted JSON member name with name after unescaping.
-func keyEquals(quoted []byte, name string) bool {
-	if bytes.IndexByte(quoted, '\\') < 0 {
-		return len(quoted) == len(name)+2 && string(quoted[1:len(quoted)-1]) == name
-	}
-	var s string
-	if err := json.Unmarshal(quoted, &s); err != nil {
-		return false
-	}
-	return s == name
 }

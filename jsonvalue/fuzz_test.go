@@ -88,3 +88,16 @@ func FuzzCanonical(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecoder checks that every way of reading text with a Decoder (a token-by-token walk,
+// AppendCompact, Skip) and ParseKeepNumbers report exactly Parse's first fault, and that what
+// they read is Parse's value.
+func FuzzDecoder(f *testing.F) {
+	for _, s := range []string{
+		`{"a":[1,2.50,-0,"x\u00e9"],"b":{"c":null}}`, `{"a":1,"a":2}`, `{"\u0061":1,"a":2}`, `[1e400]`,
+		"[\"\xff\"]", `{"x":{"\ud800":1}}`, `[[[[[]]]]]`, `{"k":tru}`, `12345678901234567890`, `{"":{"":[""]}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkDecoder(t, data) })
+}

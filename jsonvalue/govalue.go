@@ -158,6 +158,8 @@ func (w *walker) walk(v any, path string, depth int) (any, error) {
 		return w.walk(r, path, depth)
 	case json.Number:
 		return checkNumberText(string(x), path)
+	case Number:
+		return checkNumberText(string(x), path)
 	case []any:
 		if x == nil {
 			return nil, nil
@@ -323,20 +325,20 @@ func (w *walker) kind(v any, path string) (any, error) {
 	return nil, newError(path, SuffixNotPlain)
 }
 
-// checkNumberText parses a json.Number with the JSON number grammar.
+// checkNumberText parses a json.Number or a Number with the JSON number grammar.
 func checkNumberText(s, path string) (any, error) {
-	p := parser{data: []byte(s), label: path}
+	d := Decoder{data: []byte(s), label: path}
 	if len(s) == 0 || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) {
 		return nil, newError(path, SuffixNotSerializable)
 	}
-	v, err := p.number()
+	v, err := d.ReadFloat()
 	if err != nil {
 		if e, ok := err.(*JSONValidationError); ok && e.Message == path+SuffixNotFinite {
 			return nil, err
 		}
 		return nil, newError(path, SuffixNotSerializable)
 	}
-	if p.pos != len(s) {
+	if d.pos != len(s) {
 		return nil, newError(path, SuffixNotSerializable)
 	}
 	return v, nil

@@ -4,7 +4,12 @@
 //
 //   - [Parse]: RFC 8259 text → value, in one pass, rejecting duplicate member names, invalid
 //     UTF-8, unpaired surrogate escapes, numbers that overflow a double and nesting deeper than
-//     [MaxDepth], each with the spec's exact message and path.
+//     [MaxDepth], each with the spec's exact message and path. [ParseKeepNumbers] is Parse with
+//     numbers kept as their literal text ([Number]).
+//   - [Decoder]: the strict scanner Parse is built on, as a token-level pull decoder for typed
+//     decoders that need what the value model drops (exact integers, i128 coefficients); the
+//     single implementation of JSON lexing in the module, with the same checks, faults and fault
+//     order as Parse.
 //   - [CloneValue], [AssertValue], [CloneObject], [IsObject], [CloneSchema]: validation and deep
 //     copy of Go values (the cloneJsonValue / cloneJsonObject rules of §3.5–§3.6).
 //   - [Canonicalize] and [Fingerprint]: RFC 8785 (JCS) serialisation and its `sha256:` digest.

@@ -1,10 +1,10 @@
 // Package wire is the strict, serde-like JSON codec shared by the lean-ctx contract packages
 // (hive and leanctx; spec: hive.md §0.2–§0.3).
 //
-// Decoding is one pass over the JSON text with the strictness of package jsonvalue (duplicate
-// member names, invalid UTF-8, unpaired surrogate escapes, nesting deeper than 128 and numbers
-// that overflow a double are refused with exactly jsonvalue's messages) combined with the
-// typed rules D1–D9: objects only for structs, required members, null only for optional
+// Decoding is one pass over the JSON text with jsonvalue's strict scanner ([jsonvalue.Decoder]:
+// duplicate member names, invalid UTF-8, unpaired surrogate escapes, nesting deeper than 128 and
+// numbers that overflow a double are refused with exactly jsonvalue's messages) combined with
+// the typed rules D1–D9: objects only for structs, required members, null only for optional
 // members, exact integers, case-sensitive enums. It keeps the lexical form of numbers, so a u64
 // above 2^53 or an i128 coefficient never passes through float64 and `1.0` is not an integer.
 //
@@ -19,11 +19,7 @@
 // controls.
 package wire
 
-import (
-	"strings"
-
-	"github.com/agentwire/agentwire/jsonvalue"
-)
+import "strings"
 
 // ValidationError is a contract validation failure (hive.md §1.1): one plain message, no code,
 // no path, no nesting. Error returns the message; errors.Is compares messages.
@@ -72,57 +68,8 @@ func (e *DecodeError) Error() string {
 // Unwrap returns the wrapped cause.
 func (e *DecodeError) Unwrap() error { return e.Err }
 
-// segment is one step of a decoding path: a member name or an array index.
-type segment struct {
-	name  string
-	index int // -1 for a member
-}
-
-func renderPath(label string, segs []segment) string {
-	var b strings.Builder
-	b.WriteString(label)
-	for _, s := range segs {
-		if s.index >= 0 {
-			b.WriteByte('[')
-			b.WriteString(itoa(s.index))
-			b.WriteByte(']')
-		} else {
-			b.WriteByte('.')
-			b.WriteString(s.name)
-		}
-	}
-	return b.String()
-}
-
 // fieldOf strips the label (and the dot after it) from a rendered path.
 func fieldOf(label, path string) string {
 	f := strings.TrimPrefix(path, label)
 	return strings.TrimPrefix(f, ".")
-}
-
-func jsonFault(label, path, suffix string) *DecodeError {
-	return &DecodeError{Path: path, Field: fieldOf(label, path), Err: &jsonvalue.JSONValidationError{Path: path, Message: path + suffix}}
-}
-
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b [20]byte
-	n := len(b)
-	neg := i < 0
-	u := uint64(i)
-	if neg {
-		u = uint64(-i)
-	}
-	for u > 0 {
-		n--
-		b[n] = byte('0' + u%10)
-		u /= 10
-	}
-	if neg {
-		n--
-		b[n] = '-'
-	}
-	return string(b[n:])
 }
