@@ -309,24 +309,7 @@ func AppendQuote(dst []byte, s string) []byte {
 			continue
 		}
 		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"':
-			dst = append(dst, '\\', '"')
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-		}
+		dst = appendEscape(dst, c)
 		i++
 		start = i
 	}
@@ -334,11 +317,48 @@ func AppendQuote(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// appendQuoted is the package-internal name of AppendQuote.
-func appendQuoted(dst []byte, s string) []byte { return AppendQuote(dst, s) }
+// appendQuoted is AppendQuote for strings known to be valid UTF-8 (every string of a validated
+// value and every parsed member name): it skips the UTF-8 decoding, which is the encoder's and
+// the fingerprint's hot loop.
+func appendQuoted(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !needsEscape[c] {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		dst = appendEscape(dst, c)
+		start = i + 1
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// appendEscape appends the RFC 8785 escape of a byte that needsEscape marks.
+func appendEscape(dst []byte, c byte) []byte {
+	switch c {
+	case '"':
+		return append(dst, '\\', '"')
+	case '\\':
+		return append(dst, '\\', '\\')
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\t':
+		return append(dst, '\\', 't')
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\f':
+		return append(dst, '\\', 'f')
+	case '\r':
+		return append(dst, '\\', 'r')
+	}
+	return append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+}
 
 // Quote returns s as an RFC 8785 JSON string literal (quotes included).
-func Quote(s string) string { return string(appendQuoted(nil, s)) }
+func Quote(s string) string { return string(AppendQuote(nil, s)) }
 
 // FormatNumber formats a finite float64 as ECMAScript's Number.prototype.toString does (the
 // RFC 8785 number form): `-0` → `0`, `1e21` → `1e+21`, `100` → `100`, `1e-7` → `1e-7`.
