@@ -54,6 +54,20 @@ type Error struct {
 	HasIndex bool
 	// Reason is the optional `reason`: a machine-readable refinement of the code.
 	Reason string
+	// Problems is the optional `problems` list (project-defined): every problem of a contract
+	// that reports them all, in order (POST /v1/notifications answers each envelope problem,
+	// envelope.md §2). Message then holds the messages joined by "; " and Field the first
+	// problem's field.
+	Problems []ErrorProblem
+}
+
+// ErrorProblem is one entry of the error body's `problems`: `{"field"?: "…", "message": "…"}`.
+type ErrorProblem struct {
+	// Field is the JSON path of the offending member (`sender.session_id`); empty when the
+	// problem concerns the whole document.
+	Field string
+	// Message is the contract's exact problem message.
+	Message string
 }
 
 // Error returns "<code>: <message>" (the body's message alone is Message).
@@ -82,6 +96,24 @@ func (e *Error) AppendJSON(dst []byte) []byte {
 	if e.Reason != "" {
 		dst = append(dst, `,"reason":`...)
 		dst = append(dst, jsonvalue.Quote(e.Reason)...)
+	}
+	if len(e.Problems) > 0 {
+		dst = append(dst, `,"problems":[`...)
+		for i, p := range e.Problems {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, '{')
+			if p.Field != "" {
+				dst = append(dst, `"field":`...)
+				dst = jsonvalue.AppendQuote(dst, p.Field)
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `"message":`...)
+			dst = jsonvalue.AppendQuote(dst, p.Message)
+			dst = append(dst, '}')
+		}
+		dst = append(dst, ']')
 	}
 	return append(dst, "}}\n"...)
 }
@@ -159,10 +191,52 @@ func ParseErrorBody(status int, body []byte) (*Error, error) {
 				return nil, errors.New("error body member \"index\" is not a non-negative integer")
 			}
 			e.Index, e.HasIndex = int(f), true
+		case "problems":
+			ps, err := parseProblems(m.Value)
+			if err != nil {
+				return nil, err
+			}
+			e.Problems = ps
 		}
 	}
 	if e.Code == "" {
 		return nil, errors.New("error body has no code")
 	}
 	return e, nil
+}
+
+// parseProblems decodes the error body's `problems` list.
+func parseProblems(v any) ([]ErrorProblem, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, errors.New("error body member \"problems\" is not an array")
+	}
+	out := make([]ErrorProblem, 0, len(list))
+	for _, item := range list {
+		obj, ok := item.(*jsonvalue.Object)
+		if !ok {
+			return nil, errors.New("error body problem is not an object")
+		}
+		var p ErrorProblem
+		for _, m := range obj.Members() {
+			s, isStr := m.Value.(string)
+			switch m.Name {
+			case "field":
+				if !isStr {
+					return nil, errors.New("error body problem field is not a string")
+				}
+				p.Field = s
+			case "message":
+				if !isStr {
+					return nil, errors.New("error body problem message is not a string")
+				}
+				p.Message = s
+			}
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil, nil // an empty list is not written (AppendJSON), so it decodes as absent
+	}
+	return out, nil
 }

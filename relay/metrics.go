@@ -28,6 +28,13 @@ type Metrics struct {
 	commit          prometheus.Histogram
 	commitEvents    prometheus.Histogram
 	commitErrors    prometheus.Counter
+
+	// Bus and notification lanes (relay.md §2 Operations: counted like the runs lane).
+	envelopes  *prometheus.CounterVec
+	messages   *prometheus.CounterVec
+	busSockets prometheus.Gauge
+	receipts   prometheus.Counter
+	sweeps     *prometheus.CounterVec
 }
 
 // NewMetrics creates the relay's series on a fresh registry, together with the Go runtime
@@ -84,6 +91,27 @@ func NewMetrics() *Metrics {
 			Help: "Group commits that failed as a whole.",
 		}),
 	}
+	m.envelopes = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "agentwire_envelopes_total",
+		Help: "Envelopes published, by outcome: stored, duplicate (answered with the original seq) or live (role lanes, never stored).",
+	}, []string{"outcome"})
+	m.messages = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "agentwire_bus_messages_total",
+		Help: "Hive messages sent, by outcome: stored or replayed (a resent client_msg_id).",
+	}, []string{"outcome"})
+	m.busSockets = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "agentwire_bus_sockets",
+		Help: "Open bus WebSockets.",
+	})
+	m.receipts = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "agentwire_bus_receipt_states_total",
+		Help: "Message receipt states newly applied (one message.status each).",
+	})
+	m.sweeps = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "agentwire_sweeper_items_total",
+		Help: "Items handled by the retention sweeper: expired messages, expired envelopes and task proposals.",
+	}, []string{"kind"})
+	reg.MustRegister(m.envelopes, m.messages, m.busSockets, m.receipts, m.sweeps)
 	reg.MustRegister(m.requests, m.ingested, m.duplicates, m.refusals, m.conflicts, m.subscribers,
 		m.slowDisconnects, m.fanoutLag, m.commit, m.commitEvents, m.commitErrors,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

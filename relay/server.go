@@ -1,7 +1,50 @@
 // Package relay is agentwire's HTTP relay (`agentwire serve`, spec relay.md): the transport
-// that enforces the contracts. This package implements the runs lane (relay.md §2 Runs) with
-// its auth model (§1), limits and backpressure (§3) and durability contract (§4) on any
-// [store.Store].
+// that enforces the contracts. This package implements its three lanes — runs (relay.md §2
+// Runs), the hive agent bus (§2 Bus: /v1/bus WebSocket, /v1/messages; hive.md §4 and §8
+// S1–S21) and notifications (§2 Notifications: /v1/notifications; envelope.md) — with the auth
+// model (§1), limits and backpressure (§3) and durability contract (§4) on any [store.Store].
+//
+// # Bus lane contract
+//
+//   - Requests are decoded strictly with package hive (S1): a decode failure or a refused
+//     Validate answers 400 invalid_request with the message verbatim and the §5.4 field; every
+//     bus error is the hive error body (`{"error":HiveErrorDetailV1}`), over HTTP and in the
+//     socket's `error` frames. A missing token is 401 unauthorized, a token without bus.relay
+//     403 forbidden_right.
+//   - Networks are scoped to the token (S2): an org channel is a stream of the token's org (two
+//     orgs using one channel text have two streams); a swarm is reachable only by the members the
+//     auth file lists. A `reply_to`, `after_gid` or receipt `gid` outside the caller's network or
+//     sight is answered exactly like an unknown one (S3: `reply_to names no message`).
+//   - The store assigns `gid` (a ULID), the gap-free per-stream `seq`, keeps `client_msg_id`
+//     idempotent per sending instance (S9) and filters what each instance sees (S20). The relay
+//     binds recipients (S7: `to_instance`, the one other instance that announced `to` in the vault
+//     within 24 h, or the replied message's instance), stamps `server_time`, the default question
+//     deadline (S12) and `expires_at` (S11: Team 30 days, Personal 7 days, swarms never deleted
+//     and reported 30 days ahead), and renders deliveries per viewer (S4–S6: `thread_id`, trust
+//     `team` with the agent sender on org, `untrusted` with only a handle on a swarm, `mine`).
+//     No vault is sealed, so `sealed` is refused with reason not_sealed (S17).
+//   - The `/v1/bus` WebSocket follows hello's rules (H1–H6); a socket follows the channels its
+//     agents announce and every swarm its token belongs to, and reads each followed stream after
+//     every commit notification, so deliveries come in seq order and never back to the sending
+//     socket (S10). Receipts from an announced recipient agent (S16) reach the sender's sockets
+//     as `message.status`, one per newly applied state.
+//   - A sweeper (Config.SweepInterval) deletes expired messages and envelopes and turns each org
+//     question past its deadline without a settling answer into one task proposal, announced as
+//     a `task.event` on its channel and listed by GET /v1/admin/task-proposals (S13).
+//
+// # Notification lane contract
+//
+//   - POST /v1/notifications validates with envelope.Decode and answers a refusal with every
+//     problem (the error body's `problems`), checks that `topic` is a publishable subject under
+//     `notifications.`, and stores the envelope with the next store sequence, deduplicated on
+//     envelope.MessageID for 72 h (`{"duplicate":true,"seq":<original>}`). Role-lane topics are
+//     never stored (envelope.md §5.1): they reach the subscribers connected at that moment.
+//   - GET /v1/notifications/stream serves every stored envelope of the org matching any
+//     `subject` pattern, once, in store order (`id:` = store sequence), from Last-Event-ID or the
+//     start of the 72 h retention; with `session`, a dedupe key that session already got is
+//     skipped. A subscriber more than Limits.SubscriberQueue envelopes behind is cut off with a
+//     final comment naming its last id, and each undelivered direct-lane or role-lane envelope
+//     gets a delivery exception (envelope.md §5.3).
 //
 // # Runs lane contract
 //
@@ -70,14 +113,23 @@ type Config struct {
 	// StoreRecheck is how long an SSE subscriber that got a store notification waits for the
 	// matching in-process frame before it re-reads the store (default 250 ms).
 	StoreRecheck time.Duration
+	// Now is the relay's clock for bus `server_time`, deadlines and retention, envelope
+	// publish times and the sweeper (default time.Now). A store with its own clock (the sqlite
+	// backend's Options.Now) must be given the same one.
+	Now func() time.Time
+	// SweepInterval is the period of the retention sweeper (expired bus messages and
+	// envelopes, questions past their deadline); default 1 minute, negative disables it
+	// ([Server.Sweep] still runs one pass on demand).
+	SweepInterval time.Duration
 }
 
 // Defaults of [Config].
 const (
-	DefaultHeartbeat    = 15 * time.Second
-	DefaultWriteTimeout = 30 * time.Second
-	DefaultStateCache   = 256
-	DefaultStoreRecheck = 250 * time.Millisecond
+	DefaultHeartbeat     = 15 * time.Second
+	DefaultWriteTimeout  = 30 * time.Second
+	DefaultStateCache    = 256
+	DefaultStoreRecheck  = 250 * time.Millisecond
+	DefaultSweepInterval = time.Minute
 	// maxConflictRetries bounds how often one request reloads after store conflicts.
 	maxConflictRetries = 16
 )
@@ -95,6 +147,8 @@ type Server struct {
 	handler http.Handler
 	runs    *runTable
 	fan     *fanout
+	notify  *notifyLane
+	bus     *busLane
 
 	shutdownOnce sync.Once
 	shutdown     chan struct{} // closed when Shutdown starts: SSE streams end cleanly
@@ -126,6 +180,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.StoreRecheck <= 0 {
 		cfg.StoreRecheck = DefaultStoreRecheck
 	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.SweepInterval == 0 {
+		cfg.SweepInterval = DefaultSweepInterval
+	}
 	cfg.Limits = cfg.Limits.withDefaults()
 	s := &Server{
 		store:    cfg.Store,
@@ -136,16 +196,20 @@ func New(cfg Config) (*Server, error) {
 		cfg:      cfg,
 		runs:     newRunTable(cfg.StateCache),
 		fan:      newFanout(),
+		notify:   newNotifyLane(),
+		bus:      newBusLane(),
 		shutdown: make(chan struct{}),
 	}
 	s.handler = s.routes()
+	s.startSweeper()
 	return s, nil
 }
 
 // Metrics returns the server's metrics.
 func (s *Server) Metrics() *Metrics { return s.metrics }
 
-// Handler returns the relay's HTTP handler (all routes of relay.md §2 Runs and Operations).
+// Handler returns the relay's HTTP handler (every route of relay.md §2: runs, bus,
+// notifications and operations, plus the admin listing GET /v1/admin/task-proposals).
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Serve accepts connections on ln until [Server.Shutdown]; it then returns nil once every
@@ -178,7 +242,10 @@ func (s *Server) Serve(ln net.Listener) error {
 // acknowledged write is durable). It returns when they have, or with ctx's error. It does not
 // close the store: the caller closes it after Shutdown returns.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.shutdownOnce.Do(func() { close(s.shutdown) })
+	s.shutdownOnce.Do(func() {
+		close(s.shutdown) // SSE streams end; bus sockets close with 1001
+		s.bus.closeAll()
+	})
 	s.mu.Lock()
 	srv := s.httpSrv
 	s.mu.Unlock()
@@ -187,6 +254,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	return srv.Shutdown(ctx)
 }
+
+// now is the relay's clock (Config.Now).
+func (s *Server) now() time.Time { return s.cfg.Now() }
 
 func (s *Server) isShuttingDown() bool {
 	select {
@@ -205,6 +275,14 @@ func (s *Server) routes() http.Handler {
 	s.handle(api, "GET /v1/runs/{runId}/events", RightRunsRead, s.handleReadEvents)
 	s.handle(api, "GET /v1/runs/{runId}", RightRunsRead, s.handleGetRun)
 	s.handle(api, "GET /v1/runs", RightRunsRead, s.handleListRuns)
+	s.handle(api, "POST /v1/notifications", RightNotifyPublish, s.handlePublishNotification)
+	s.handle(api, "GET /v1/notifications/stream", RightNotifySubscribe, s.handleNotificationStream)
+	s.handleBus(api, "GET /v1/bus", s.handleBusSocket)
+	s.handleBus(api, "POST /v1/messages", s.handlePostMessage)
+	s.handleBus(api, "GET /v1/messages", s.handleListMessages)
+	s.handleBus(api, "POST /v1/messages/{gid}/receipts", s.handlePostReceipt)
+	s.handleBus(api, "GET /v1/bus/channels/{channel}/events", s.handleCatchUp)
+	s.handle(api, "GET /v1/admin/task-proposals", RightAdmin, s.handleListProposals)
 	api.Handle("GET /healthz", s.instrument("GET /healthz", http.HandlerFunc(s.handleHealth)))
 	api.Handle("GET /metrics", s.instrument("GET /metrics", s.metrics.Handler()))
 

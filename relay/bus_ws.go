@@ -1,0 +1,655 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/agentwire/agentwire/hive"
+	"github.com/agentwire/agentwire/jsonvalue"
+	"github.com/agentwire/agentwire/store"
+)
+
+// The `/v1/bus` WebSocket (relay.md §2 Bus; hive.md §4): one BusFrameV1 JSON text frame per
+// WebSocket message, at most MAX_BUS_FRAME_BYTES (a larger one closes with 1009).
+//
+// A socket has three goroutines: the reader (the HTTP handler) decodes each client frame
+// strictly and answers it; the pump reads the store for the streams the socket follows after
+// each commit notification and queues `message.deliver` and `task.event` frames in seq order;
+// the writer writes the queue. The queue holds Limits.SubscriberQueue frames: a socket whose
+// live frames find it full has fallen that far behind and is disconnected (relay.md §3) with an
+// `error` frame naming the last seq it got per channel, so it can resume with hello cursors;
+// it never holds up a sender or another socket. A hello replay (H4) waits for room instead.
+//
+// The socket follows the org channels its agents announce and, implicitly, every swarm its
+// token is a member of (hello announces channels only; a swarm is followed by membership).
+
+// busPumpPage is how many stream entries one pump read takes.
+const busPumpPage = 256
+
+// outFrame is one queued frame; stream and seq are set for stream frames, so the writer can
+// track the last delivered seq per stream, and close ends the socket after what came before.
+type outFrame struct {
+	data   []byte
+	stream store.StreamKey
+	seq    int64
+	close  *closeReq
+}
+
+type closeReq struct {
+	code   websocket.StatusCode
+	reason string
+}
+
+// busSocket is one open `/v1/bus` WebSocket.
+type busSocket struct {
+	s      *Server
+	p      *Principal
+	conn   *websocket.Conn
+	ctx    context.Context
+	cancel context.CancelFunc
+	out    chan outFrame
+	wake   chan struct{}
+
+	// mu guards the hello state; the reader holds it to change it, the pump to read streams.
+	mu      sync.Mutex
+	helloed bool
+	agents  map[string]hive.BusAgentV1
+	pairs   []announcement
+	follows map[store.StreamKey]*follow
+
+	dirtyMu sync.Mutex
+	dirty   map[store.StreamKey]struct{}
+
+	sentMu    sync.Mutex
+	sent      map[string]struct{} // client_msg_ids sent on this socket (S10)
+	sentOrder []string
+
+	delMu     sync.Mutex
+	delivered map[store.StreamKey]int64 // last seq written per stream
+
+	cutOnce sync.Once
+}
+
+type follow struct {
+	cursor  int64
+	channel string           // "" for a swarm
+	src     *streamFollowers // the stream's shared tail
+}
+
+// handleBusSocket serves GET /v1/bus.
+func (s *Server) handleBusSocket(w http.ResponseWriter, r *http.Request, p *Principal) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{}) // a socket is long-lived; it bounds its own writes
+	_ = rc.SetWriteDeadline(time.Time{})
+	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	if err != nil {
+		return // Accept answered the handshake failure
+	}
+	conn.SetReadLimit(hive.MaxBusFrameBytes)
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	sock := &busSocket{
+		s: s, p: p, conn: conn, ctx: ctx, cancel: cancel,
+		out:       make(chan outFrame, s.limits.SubscriberQueue),
+		wake:      make(chan struct{}, 1),
+		agents:    map[string]hive.BusAgentV1{},
+		follows:   map[store.StreamKey]*follow{},
+		dirty:     map[store.StreamKey]struct{}{},
+		sent:      map[string]struct{}{},
+		delivered: map[store.StreamKey]int64{},
+	}
+	if !s.bus.addSocket(sock) {
+		_ = conn.Close(websocket.StatusGoingAway, "server shutting down")
+		cancel()
+		return
+	}
+	s.metrics.busSockets.Inc()
+	writerDone := make(chan struct{})
+	go func() {
+		defer close(writerDone)
+		sock.writer()
+	}()
+	go sock.pump()
+
+	closing := sock.readLoop()
+	if closing {
+		// A protocol violation queued `error` and a close: let the writer send them.
+		select {
+		case <-writerDone:
+		case <-time.After(s.cfg.WriteTimeout + 5*time.Second):
+		}
+	}
+	cancel()
+	<-writerDone
+	_ = conn.CloseNow()
+	sock.teardown()
+	s.metrics.busSockets.Dec()
+}
+
+// teardown unfollows every stream and withdraws the socket's announcements.
+func (sock *busSocket) teardown() {
+	s := sock.s
+	sock.mu.Lock()
+	defer sock.mu.Unlock()
+	for k := range sock.follows {
+		s.bus.unfollow(k, sock)
+	}
+	sock.follows = map[store.StreamKey]*follow{}
+	s.bus.setAnnouncements(sock.p.Org, sock.p.InstanceID, sock.pairs, nil, s.now())
+	sock.pairs = nil
+	s.bus.removeSocket(sock)
+}
+
+// readLoop reads and answers client frames until the socket ends. It returns true when it
+// queued a closing `error` (a protocol violation).
+func (sock *busSocket) readLoop() bool {
+	for {
+		typ, data, err := sock.conn.Read(sock.ctx)
+		if err != nil {
+			return false
+		}
+		if typ != websocket.MessageText {
+			sock.enqueue(outFrame{close: &closeReq{websocket.StatusUnsupportedData, "bus frames are JSON text frames"}})
+			return true
+		}
+		if sock.handle(data) {
+			return true
+		}
+	}
+}
+
+// enqueue queues a frame, waiting for room (replies and hello replays); false when the socket
+// ended meanwhile.
+func (sock *busSocket) enqueue(f outFrame) bool {
+	select {
+	case sock.out <- f:
+		return true
+	case <-sock.ctx.Done():
+		return false
+	}
+}
+
+// sendError queues an `error` frame (hive.md §4.2).
+func (sock *busSocket) sendError(cmid *string, e *BusError) {
+	f := hive.FrameError{ClientMsgID: cmid, Error: e.Detail}
+	if data, err := f.MarshalJSON(); err == nil {
+		sock.enqueue(outFrame{data: data})
+	}
+}
+
+// violation queues `error` then a close with 1008 (H1, H3).
+func (sock *busSocket) violation(e *BusError) bool {
+	sock.sendError(nil, e)
+	sock.enqueue(outFrame{close: &closeReq{websocket.StatusPolicyViolation, e.Detail.Message}})
+	return true
+}
+
+// push queues a frame from another goroutine (message.status); a full queue disconnects the
+// socket as a slow consumer.
+func (sock *busSocket) push(data []byte) {
+	select {
+	case sock.out <- outFrame{data: data}:
+	default:
+		sock.cut()
+	}
+}
+
+// peekMember returns a string member of a JSON object text, if any (the tag of a frame that did
+// not decode, or the client_msg_id of a refused message).
+func peekMember(data []byte, name string) (string, bool) {
+	v, err := jsonvalue.Parse(data, "frame")
+	if err != nil {
+		return "", false
+	}
+	obj, ok := v.(*jsonvalue.Object)
+	if !ok {
+		return "", false
+	}
+	m, _ := obj.Get(name)
+	str, ok := m.(string)
+	return str, ok
+}
+
+// handle answers one client frame; it returns true after a protocol violation (the socket is
+// closing).
+func (sock *busSocket) handle(data []byte) bool {
+	s := sock.s
+	f, err := hive.DecodeBusFrame(data, hive.AtService)
+	sock.mu.Lock()
+	helloed := sock.helloed
+	sock.mu.Unlock()
+	if !helloed {
+		// H1: hello first.
+		isHello := err == nil && f.Tag() == hive.TagHello
+		if err != nil {
+			tag, _ := peekMember(data, "t")
+			isHello = tag == hive.TagHello
+		}
+		if !isHello {
+			return sock.violation(newBusError(hive.HiveErrorCodeInvalidRequest, "t", hive.ReasonHelloRequired, MsgHelloRequired))
+		}
+		if err != nil {
+			return sock.violation(validationError(err))
+		}
+	}
+	if err != nil {
+		var cmid *string
+		if tag, _ := peekMember(data, "t"); tag == hive.TagMessage {
+			if id, ok := peekMember(data, "client_msg_id"); ok {
+				cmid = &id
+			}
+		}
+		sock.sendError(cmid, validationError(err)) // S1; unknown and wrong-direction tags keep the socket open
+		return false
+	}
+	switch f := f.(type) {
+	case hive.FrameHello:
+		return sock.hello(&f, !helloed)
+	case hive.FrameMessage:
+		m := f.Message
+		cmid := &m.ClientMsgID
+		if err := m.Validate(); err != nil {
+			sock.sendError(cmid, validationError(err))
+			return false
+		}
+		if !sock.announces(m.From, "") {
+			sock.sendError(cmid, newBusError(hive.HiveErrorCodeInvalidRequest, "from", hive.ReasonUnannouncedAgent, "from"+MsgUnannouncedAgent))
+			return false
+		}
+		rec, be := s.sendMessage(sock.ctx, sock.p, &m, sock)
+		if be != nil {
+			sock.sendError(cmid, be)
+			return false
+		}
+		if data, err := (hive.FrameMessageStored{Stored: rec}).MarshalJSON(); err == nil {
+			sock.enqueue(outFrame{data: data})
+		}
+	case hive.FrameMessageReceipt:
+		r := f.Receipt
+		if err := r.Validate(); err != nil {
+			sock.sendError(nil, validationError(err))
+			return false
+		}
+		if !sock.announces(r.By, "") {
+			sock.sendError(nil, newBusError(hive.HiveErrorCodeInvalidRequest, "by", hive.ReasonUnannouncedAgent, "by"+MsgUnannouncedAgent))
+			return false
+		}
+		if be := s.receipt(sock.ctx, sock.p, &r, sock); be != nil {
+			sock.sendError(nil, be)
+		}
+	case hive.FrameAck:
+		sock.ackFrame(&f)
+	default:
+		sock.sendError(nil, newBusError(hive.HiveErrorCodeInvalidRequest, "t", "", f.Tag()+MsgFrameNotRelayed))
+	}
+	return false
+}
+
+// announces reports whether an agent announced by this socket's hello is agent, following
+// channel (any channel when channel is "").
+func (sock *busSocket) announces(agent, channel string) bool {
+	sock.mu.Lock()
+	defer sock.mu.Unlock()
+	a, ok := sock.agents[agent]
+	if !ok {
+		return false
+	}
+	if channel == "" {
+		return true
+	}
+	for _, c := range a.Channels {
+		if c == channel {
+			return true
+		}
+	}
+	return false
+}
+
+// hello applies a hello frame (§4.4 checks, H2–H4).
+func (sock *busSocket) hello(f *hive.FrameHello, first bool) bool {
+	s := sock.s
+	if err := f.Validate(); err != nil {
+		if first {
+			return sock.violation(validationError(err))
+		}
+		sock.sendError(nil, validationError(err))
+		return false
+	}
+	if f.InstanceID != sock.p.InstanceID { // H3
+		return sock.violation(newBusError(hive.HiveErrorCodeUnauthorized, "instance_id", hive.ReasonInstanceMismatch, MsgInstanceMismatch))
+	}
+	now := s.now()
+	agents := map[string]hive.BusAgentV1{}
+	var pairs []announcement
+	want := map[store.StreamKey]string{}
+	for _, a := range f.Agents {
+		agents[a.AgentID] = a
+		for _, ch := range a.Channels {
+			pairs = append(pairs, announcement{a.AgentID, ch})
+			want[store.OrgStream(sock.p.Org, ch)] = ch
+		}
+	}
+	for _, sw := range sock.p.Swarms {
+		want[store.SwarmStream(sw.SwarmID)] = ""
+	}
+	cursors := map[string]int64{}
+	for _, c := range f.Cursors {
+		cursors[c.Channel] = int64(c.Seq)
+	}
+
+	sock.mu.Lock()
+	defer sock.mu.Unlock()
+	// H2: the new set replaces the old one.
+	for k := range sock.follows {
+		if _, ok := want[k]; !ok {
+			s.bus.unfollow(k, sock)
+			delete(sock.follows, k)
+		}
+	}
+	s.bus.setAnnouncements(sock.p.Org, sock.p.InstanceID, sock.pairs, pairs, now)
+	sock.agents, sock.pairs = agents, pairs
+	if !sock.helloed {
+		sock.helloed = true
+		s.bus.register(sock)
+	}
+	// Newly followed streams start at their head; a cursor replays up to 500 visible entries
+	// after it first (H4). Follow before reading the head, so no commit falls between.
+	keys := make([]store.StreamKey, 0, len(want))
+	for k := range want {
+		if _, ok := sock.follows[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].Name < keys[j].Name })
+	for _, k := range keys {
+		src := s.bus.follow(s.store, k, sock)
+		head, err := s.store.StreamLastSeq(sock.ctx, k)
+		if err != nil {
+			s.bus.unfollow(k, sock)
+			sock.sendError(nil, s.busStoreErr(sock.ctx, "stream head", err))
+			continue
+		}
+		fl := &follow{cursor: head, channel: want[k], src: src}
+		if c, ok := cursors[fl.channel]; ok && fl.channel != "" && c < head {
+			entries, err := s.store.ReadStream(sock.ctx, k, store.ReadQuery{After: c, Limit: hive.MaxBusReplay, Viewer: sock.viewer()})
+			if err != nil {
+				sock.sendError(nil, s.busStoreErr(sock.ctx, "replay", err))
+			}
+			for _, e := range entries {
+				data, err := sock.render(e)
+				if err != nil {
+					continue
+				}
+				if !sock.enqueue(outFrame{data: data, stream: k, seq: e.Seq}) {
+					return false
+				}
+				fl.cursor = max(fl.cursor, e.Seq)
+			}
+		}
+		sock.follows[k] = fl
+	}
+	sock.markDirty(store.StreamKey{}) // catch up with anything committed during the replay
+	return false
+}
+
+func (sock *busSocket) viewer() *store.Viewer {
+	return &store.Viewer{Org: sock.p.Org, Instance: sock.p.InstanceID}
+}
+
+// render encodes one stream entry as this socket's viewer sees it. A message's frame depends on
+// the viewer only through `mine`, so both encodings are kept with its cached template.
+func (sock *busSocket) render(e store.StreamEntry) ([]byte, error) {
+	if e.Message == nil {
+		f, err := sock.s.entryFrame(e, sock.p)
+		if err != nil {
+			return nil, err
+		}
+		return f.MarshalJSON()
+	}
+	c, err := sock.s.template(*e.Message)
+	if err != nil {
+		return nil, err
+	}
+	d, err := sock.s.delivery(*e.Message, sock.p)
+	if err != nil {
+		return nil, err
+	}
+	mine := 0
+	if a, ok := d.From.(hive.SenderAgent); ok && a.Mine {
+		mine = 1
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.frames[mine] == nil {
+		data, err := (hive.FrameMessageDeliver{Delivery: d}).MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		c.frames[mine] = data
+	}
+	return c.frames[mine], nil
+}
+
+// ackFrame applies `ack` (hive.md §4.6, H6).
+func (sock *busSocket) ackFrame(f *hive.FrameAck) {
+	if err := f.Validate(); err != nil {
+		e := validationError(err)
+		if strings.HasPrefix(err.Error(), "channel ") {
+			field := "channel" // a frame's own channel (§5.4)
+			e.Detail.Field = &field
+		} else if err.Error() == "seq starts at 1" {
+			field := "seq"
+			e.Detail.Field = &field
+		}
+		sock.sendError(nil, e)
+		return
+	}
+	k := store.OrgStream(sock.p.Org, f.Channel)
+	sock.mu.Lock()
+	_, following := sock.follows[k]
+	sock.mu.Unlock()
+	if !following {
+		sock.sendError(nil, newBusError(hive.HiveErrorCodeInvalidRequest, "channel", "", MsgChannelNotFollowed))
+		return
+	}
+	last, err := sock.s.store.StreamLastSeq(sock.ctx, k)
+	if err != nil {
+		sock.sendError(nil, sock.s.busStoreErr(sock.ctx, "stream head", err))
+		return
+	}
+	if int64(f.Seq) > last {
+		sock.sendError(nil, newBusError(hive.HiveErrorCodeInvalidRequest, "seq", "", MsgAckBeyondLast))
+		return
+	}
+	sock.s.bus.ack(sock.p.Org, sock.p.InstanceID, f.Channel, int64(f.Seq))
+}
+
+// markSent records a client_msg_id this socket sends, before it is stored, so the pump never
+// delivers it back (S10).
+func (sock *busSocket) markSent(cmid string) {
+	sock.sentMu.Lock()
+	defer sock.sentMu.Unlock()
+	if _, ok := sock.sent[cmid]; ok {
+		return
+	}
+	sock.sent[cmid] = struct{}{}
+	sock.sentOrder = append(sock.sentOrder, cmid)
+	if len(sock.sentOrder) > maxSentIndex {
+		delete(sock.sent, sock.sentOrder[0])
+		sock.sentOrder = sock.sentOrder[1:]
+	}
+}
+
+func (sock *busSocket) ownSend(m *store.StoredMessage) bool {
+	if m.SenderOrg != sock.p.Org || m.SenderInstance != sock.p.InstanceID {
+		return false
+	}
+	sock.sentMu.Lock()
+	defer sock.sentMu.Unlock()
+	_, ok := sock.sent[m.ClientMsgID]
+	return ok
+}
+
+// markDirty records that stream k has new commits and wakes the pump (the zero key wakes it
+// to look at every followed stream).
+func (sock *busSocket) markDirty(k store.StreamKey) {
+	sock.dirtyMu.Lock()
+	sock.dirty[k] = struct{}{}
+	sock.dirtyMu.Unlock()
+	select {
+	case sock.wake <- struct{}{}:
+	default:
+	}
+}
+
+// pump reads the followed streams after each wake-up and queues their frames.
+func (sock *busSocket) pump() {
+	for {
+		select {
+		case <-sock.ctx.Done():
+			return
+		case <-sock.wake:
+		}
+		sock.dirtyMu.Lock()
+		dirty := sock.dirty
+		sock.dirty = map[store.StreamKey]struct{}{}
+		sock.dirtyMu.Unlock()
+		if !sock.pumpStreams(dirty) {
+			return
+		}
+	}
+}
+
+func (sock *busSocket) pumpStreams(dirty map[store.StreamKey]struct{}) bool {
+	s := sock.s
+	sock.mu.Lock()
+	defer sock.mu.Unlock()
+	_, all := dirty[store.StreamKey{}]
+	for k, fl := range sock.follows {
+		if _, ok := dirty[k]; !ok && !all {
+			continue
+		}
+		for {
+			entries, fromTail := fl.src.since(fl.cursor)
+			if !fromTail {
+				var err error
+				entries, err = s.store.ReadStream(sock.ctx, k, store.ReadQuery{After: fl.cursor, Limit: busPumpPage, Viewer: sock.viewer()})
+				if err != nil {
+					if !errors.Is(err, context.Canceled) {
+						s.log.LogAttrs(sock.ctx, slog.LevelWarn, "bus stream read failed", slog.String("error", err.Error()))
+					}
+					return false
+				}
+			}
+			for _, e := range entries {
+				if e.Message != nil && (sock.ownSend(e.Message) || // S10: never back to the sending socket
+					!visibleTo(*e.Message, sock.p.Org, sock.p.InstanceID)) { // S20 (the tail holds every viewer's entries)
+					fl.cursor = e.Seq
+					continue
+				}
+				data, err := sock.render(e)
+				if err != nil {
+					s.log.LogAttrs(sock.ctx, slog.LevelError, "bus entry not renderable", slog.String("error", err.Error()))
+					fl.cursor = e.Seq
+					continue
+				}
+				select {
+				case sock.out <- outFrame{data: data, stream: k, seq: e.Seq}:
+					fl.cursor = e.Seq
+				default:
+					sock.cut()
+					return false
+				}
+			}
+			if fromTail || len(entries) < busPumpPage {
+				break
+			}
+		}
+	}
+	return true
+}
+
+// cut disconnects a socket whose queue is full (relay.md §3): the queued frames are dropped
+// and an `error` frame (rate_limited, limit = the queue) names the last seq written per
+// channel, then the socket closes with 1008.
+func (sock *busSocket) cut() {
+	sock.cutOnce.Do(func() {
+		s := sock.s
+		s.metrics.slowDisconnects.Inc()
+		for {
+			select {
+			case <-sock.out:
+				continue
+			default:
+			}
+			break
+		}
+		sock.delMu.Lock()
+		parts := make([]string, 0, len(sock.delivered))
+		for k, seq := range sock.delivered {
+			parts = append(parts, k.Name+"="+strconv.FormatInt(seq, 10))
+		}
+		sock.delMu.Unlock()
+		sort.Strings(parts)
+		msg := "The socket fell more than " + strconv.Itoa(s.limits.SubscriberQueue) +
+			" frames behind; last delivered seq per channel: " + strings.Join(parts, ", ") + ". Reconnect with these hello cursors."
+		limit := uint64(s.limits.SubscriberQueue)
+		e := newBusError(hive.HiveErrorCodeRateLimited, "", "", msg)
+		e.Detail.Limit = &limit
+		s.log.LogAttrs(sock.ctx, slog.LevelWarn, "slow bus socket disconnected", slog.String("instance", sock.p.InstanceID),
+			slog.String("delivered", strings.Join(parts, ", ")))
+		if data, err := (hive.FrameError{Error: e.Detail}).MarshalJSON(); err == nil {
+			select {
+			case sock.out <- outFrame{data: data}:
+			default:
+			}
+		}
+		select {
+		case sock.out <- outFrame{close: &closeReq{websocket.StatusPolicyViolation, "slow consumer"}}:
+		default:
+			sock.cancel()
+		}
+	})
+}
+
+// writer writes queued frames, each within the write timeout, and ends the socket on a close
+// request, a failed write or shutdown.
+func (sock *busSocket) writer() {
+	s := sock.s
+	for {
+		select {
+		case <-sock.ctx.Done():
+			return
+		case <-s.shutdown:
+			_ = sock.conn.Close(websocket.StatusGoingAway, "server shutting down")
+			sock.cancel()
+			return
+		case f := <-sock.out:
+			if f.close != nil {
+				_ = sock.conn.Close(f.close.code, f.close.reason)
+				sock.cancel()
+				return
+			}
+			ctx, cancel := context.WithTimeout(sock.ctx, s.cfg.WriteTimeout)
+			err := sock.conn.Write(ctx, websocket.MessageText, f.data)
+			cancel()
+			if err != nil {
+				sock.cancel()
+				return
+			}
+			if f.stream != (store.StreamKey{}) {
+				sock.delMu.Lock()
+				sock.delivered[f.stream] = f.seq
+				sock.delMu.Unlock()
+			}
+		}
+	}
+}

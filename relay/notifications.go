@@ -1,0 +1,681 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"maps"
+	"mime"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/agentwire/agentwire/envelope"
+	"github.com/agentwire/agentwire/store"
+)
+
+// Notification lane (relay.md §2 Notifications; envelope.md §2–§5).
+//
+// POST /v1/notifications validates an envelope with envelope.Decode (every problem, in the
+// contract's order), checks that its topic is a publishable subject under `notifications.`,
+// and stores it on its subject with the next store sequence, deduplicated on the transport
+// message id of envelope.md §4.3 (`dedupe_key:topic` when the key names its event) for 72 h.
+// Envelopes on a role lane (`notifications.role.>` and its exception twin) travel like the
+// compatibility target's core-NATS publishes: they are never stored (envelope.md §5.1) and only
+// reach the subscribers connected at that moment, in an SSE frame without `id:`.
+//
+// GET /v1/notifications/stream serves SSE: every stored envelope of the org whose topic matches
+// any `subject` pattern (envelope.MatchSubject), once, in store order, `id:` = store sequence,
+// from Last-Event-ID (or from the start of the retention) on; with `session`, an envelope whose
+// `dedupe_key` was already delivered to that session is skipped. The stream reads the store
+// after every commit notification, so a slow reader never holds up the writer or another
+// reader; one that falls more than Limits.SubscriberQueue envelopes behind is disconnected with
+// a final comment naming its last delivered id, and a delivery exception (envelope.md §5.3,
+// reason delivery_failed) is published for each undelivered envelope of the direct agent lane
+// or a role lane.
+
+// notifyPage is how many stored envelopes one store read examines while replaying.
+const notifyPage = 512
+
+// maxCutExceptions bounds the delivery exceptions published for one disconnected subscriber.
+const maxCutExceptions = 10000
+
+// maxStreamSubjects bounds the `subject` patterns of one stream.
+const maxStreamSubjects = 64
+
+// NotificationsPrefix is the subject family every published topic must belong to (relay.md §2).
+const NotificationsPrefix = "notifications."
+
+// PublishResult is the 200 answer of POST /v1/notifications (relay.md §2):
+// `{"duplicate":<bool>,"seq":<n>}`. Seq is the envelope's store sequence (the original's for a
+// duplicate); it is 0 for an envelope on a role lane, which is relayed live and never stored.
+type PublishResult struct {
+	// Duplicate is `duplicate`.
+	Duplicate bool
+	// Seq is `seq`.
+	Seq int64
+}
+
+// AppendJSON appends the answer body.
+func (r PublishResult) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"duplicate":`...)
+	dst = strconv.AppendBool(dst, r.Duplicate)
+	dst = append(dst, `,"seq":`...)
+	dst = strconv.AppendInt(dst, r.Seq, 10)
+	return append(dst, "}\n"...)
+}
+
+// notifyLane holds the notification lane's in-process state: live subscribers (for envelopes
+// that are never stored) and the per-session dedupe memory.
+type notifyLane struct {
+	mu       sync.Mutex
+	subs     map[string]map[*envSubscriber]struct{} // org → subscribers
+	sessions map[sessionKey]*sessionState
+}
+
+func newNotifyLane() *notifyLane {
+	return &notifyLane{subs: map[string]map[*envSubscriber]struct{}{}, sessions: map[sessionKey]*sessionState{}}
+}
+
+// envSubscriber is one open notification stream.
+type envSubscriber struct {
+	match    func(subject string) bool
+	live     chan liveEnvelope // envelopes that are never stored (role lanes)
+	overflow chan struct{}     // closed when live overflowed
+	dropped  bool
+}
+
+// liveEnvelope is a role-lane envelope relayed to the subscribers connected when it was
+// published.
+type liveEnvelope struct {
+	topic string
+	data  []byte
+	env   envelope.Envelope
+}
+
+func (l *notifyLane) subscribe(org string, sub *envSubscriber) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	m := l.subs[org]
+	if m == nil {
+		m = map[*envSubscriber]struct{}{}
+		l.subs[org] = m
+	}
+	m[sub] = struct{}{}
+}
+
+func (l *notifyLane) unsubscribe(org string, sub *envSubscriber) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if m := l.subs[org]; m != nil {
+		delete(m, sub)
+		if len(m) == 0 {
+			delete(l.subs, org)
+		}
+	}
+}
+
+// publishLive offers a never-stored envelope to the org's matching subscribers; a subscriber
+// whose queue is full is marked dropped (it is then disconnected, relay.md §3).
+func (l *notifyLane) publishLive(org string, le liveEnvelope) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for sub := range l.subs[org] {
+		if sub.dropped || !sub.match(le.topic) {
+			continue
+		}
+		select {
+		case sub.live <- le:
+		default:
+			sub.dropped = true
+			close(sub.overflow)
+		}
+	}
+}
+
+// sessionKey scopes a stream `session` by org (tokens scope everything, relay.md §1).
+type sessionKey struct{ org, session string }
+
+// sessionState remembers the dedupe keys delivered to one session (relay.md §2: "envelopes
+// already delivered to that session with the same dedupe_key are skipped"), for
+// envelope.DeliveryDuplicateWindow and at most maxSessionKeys keys (the oldest go first).
+type sessionState struct {
+	mu    sync.Mutex
+	keys  map[string]time.Time
+	order []string // insertion order, for eviction
+	used  time.Time
+}
+
+const (
+	maxSessionKeys = 65536
+	maxSessions    = 4096
+)
+
+func (l *notifyLane) session(org, session string, now time.Time) *sessionState {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := sessionKey{org, session}
+	st := l.sessions[k]
+	if st == nil {
+		if len(l.sessions) >= maxSessions {
+			// Forget the least recently used session.
+			var oldest sessionKey
+			var at time.Time
+			first := true
+			for key, s := range l.sessions {
+				s.mu.Lock()
+				u := s.used
+				s.mu.Unlock()
+				if first || u.Before(at) {
+					oldest, at, first = key, u, false
+				}
+			}
+			delete(l.sessions, oldest)
+		}
+		st = &sessionState{keys: map[string]time.Time{}}
+		l.sessions[k] = st
+	}
+	st.mu.Lock()
+	st.used = now
+	st.mu.Unlock()
+	return st
+}
+
+// claim records key as delivered to the session unless it already was (within the window);
+// it reports whether the caller should deliver.
+func (st *sessionState) claim(key string, now time.Time) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if at, ok := st.keys[key]; ok && now.Sub(at) < envelope.DeliveryDuplicateWindow {
+		return false
+	}
+	st.keys[key] = now
+	st.order = append(st.order, key)
+	for len(st.keys) > maxSessionKeys && len(st.order) > 0 {
+		delete(st.keys, st.order[0])
+		st.order = st.order[1:]
+	}
+	if len(st.order) > 2*maxSessionKeys {
+		st.order = append([]string(nil), st.order[len(st.order)-len(st.keys):]...)
+	}
+	return true
+}
+
+// release forgets keys whose delivery failed, so a resumed stream delivers them again
+// (envelope.md §4.4: an attempt that failed and will be retried is removed).
+func (st *sessionState) release(keys []string, at time.Time) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, k := range keys {
+		if t, ok := st.keys[k]; ok && t.Equal(at) {
+			delete(st.keys, k)
+		}
+	}
+}
+
+// prune drops remembered keys older than the dedupe window and sessions with none left.
+func (l *notifyLane) prune(now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for k, st := range l.sessions {
+		st.mu.Lock()
+		for key, at := range st.keys {
+			if now.Sub(at) >= envelope.DeliveryDuplicateWindow {
+				delete(st.keys, key)
+			}
+		}
+		if len(st.order) > len(st.keys) {
+			kept := st.order[:0]
+			for _, key := range st.order {
+				if _, ok := st.keys[key]; ok {
+					kept = append(kept, key)
+				}
+			}
+			st.order = kept
+		}
+		empty := len(st.keys) == 0 && now.Sub(st.used) >= envelope.DeliveryDuplicateWindow
+		st.mu.Unlock()
+		if empty {
+			delete(l.sessions, k)
+		}
+	}
+}
+
+// handlePublishNotification serves POST /v1/notifications.
+func (s *Server) handlePublishNotification(w http.ResponseWriter, r *http.Request, p *Principal) {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, params, err := mime.ParseMediaType(ct)
+		if err != nil || mt != MediaJSON || (params["charset"] != "" && !strings.EqualFold(params["charset"], "utf-8")) {
+			s.refuseNotify(w, newError(CodeUnsupportedMediaType, "Content-Type must be application/json (one envelope), got %q.", ct))
+			return
+		}
+	}
+	body, e := readBody(w, r, s.limits.MaxBody)
+	if e != nil {
+		s.refuseNotify(w, e)
+		return
+	}
+	res, e := s.PublishEnvelope(r.Context(), p.Org, body)
+	if e != nil {
+		s.refuseNotify(w, e)
+		return
+	}
+	w.Header().Set("Content-Type", MediaJSON)
+	_, _ = w.Write(res.AppendJSON(nil))
+}
+
+func (s *Server) refuseNotify(w http.ResponseWriter, e *Error) {
+	s.metrics.refusals.WithLabelValues(e.Code).Inc()
+	writeError(w, e)
+}
+
+// CheckPublishEnvelope is the ingress check of POST /v1/notifications without HTTP framing: the
+// problems of envelope.Decode (wire checks, then struct checks, envelope.md §2.4), then the
+// relay's publish checks — `topic` a publishable subject (envelope.md §3.2) under
+// `notifications.` (relay.md §2), and no caller-supplied `dedupe_key` with the role-forward mark
+// (envelope.md §4.4). It returns the decoded envelope and every problem found, in that order.
+func CheckPublishEnvelope(body []byte) (envelope.Envelope, envelope.Problems) {
+	// A decoding problem leaves env zero (envelope.Decode), and then neither check below
+	// applies: a blank topic and an empty dedupe_key are already reported or pass.
+	env, problems := envelope.Decode(body)
+	if strings.TrimSpace(env.Topic) != "" {
+		if err := envelope.ValidPublishSubject(env.Topic); err != nil {
+			problems = append(problems, envelope.Problem{Field: "topic", Message: err.Error()})
+		} else if !strings.HasPrefix(env.Topic, NotificationsPrefix) {
+			problems = append(problems, envelope.Problem{Field: "topic", Message: MsgTopicNotNotifications})
+		}
+	}
+	if envelope.IsRoleForwardDedupeKey(env.DedupeKey) {
+		problems = append(problems, envelope.Problem{Field: "dedupe_key", Message: MsgForwardDedupeKey})
+	}
+	return env, problems
+}
+
+// Messages of the relay's publish checks (project-defined).
+const (
+	// MsgTopicNotNotifications refuses a topic outside the `notifications.` family.
+	MsgTopicNotNotifications = "topic must be a subject under notifications."
+	// MsgForwardDedupeKey refuses a caller-supplied dedupe_key with the role-forward mark
+	// (envelope.md §4.4: "Ingress APIs MUST refuse a caller-supplied dedupe_key with that prefix").
+	MsgForwardDedupeKey = "dedupe_key must not start with envoy.role.forward."
+)
+
+// problemsError turns a problem list into the 400 body: the messages joined by "; " as
+// `message`, the first problem's field as `field`, and every problem under `problems`.
+func problemsError(ps envelope.Problems) *Error {
+	e := newError(CodeInvalidRequest, "%s", ps.Err().Error())
+	e.Field = ps[0].Field
+	e.Problems = make([]ErrorProblem, len(ps))
+	for i, p := range ps {
+		e.Problems[i] = ErrorProblem{Field: p.Field, Message: p.Message}
+	}
+	return e
+}
+
+// PublishEnvelope is POST /v1/notifications without HTTP framing: body is the envelope JSON of
+// org's publisher. A 2xx answer means the envelope is durably stored (or, on a role lane,
+// relayed to the subscribers connected now).
+func (s *Server) PublishEnvelope(ctx context.Context, org string, body []byte) (PublishResult, *Error) {
+	env, problems := CheckPublishEnvelope(body)
+	if len(problems) > 0 {
+		return PublishResult{}, problemsError(problems)
+	}
+	return s.publishEnvelope(ctx, org, env)
+}
+
+// publishEnvelope stores (or, on a role lane, relays) a checked envelope.
+func (s *Server) publishEnvelope(ctx context.Context, org string, env envelope.Envelope) (PublishResult, *Error) {
+	data := env.AppendJSON(nil)
+	if envelope.PublishTransport(env.Topic) != envelope.TransportJetStream {
+		// A role lane: never retained (envelope.md §5.1); delivered to whoever listens now.
+		s.notify.publishLive(org, liveEnvelope{topic: env.Topic, data: data, env: env})
+		s.metrics.envelopes.WithLabelValues("live").Inc()
+		return PublishResult{}, nil
+	}
+	id, _ := envelope.MessageID(env)
+	st, dup, err := s.store.AppendEnvelope(context.WithoutCancel(ctx), org, store.EnvelopeWrite{
+		Subject: env.Topic, MessageID: id, StoredAt: s.now(), Data: data,
+	}, envelope.DeliveryDuplicateWindow)
+	if err != nil {
+		return PublishResult{}, s.storeErr(ctx, "append envelope", err)
+	}
+	if dup {
+		s.metrics.envelopes.WithLabelValues("duplicate").Inc()
+	} else {
+		s.metrics.envelopes.WithLabelValues("stored").Inc()
+	}
+	return PublishResult{Duplicate: dup, Seq: st.Seq}, nil
+}
+
+// streamQuery is a parsed GET /v1/notifications/stream request.
+type streamQuery struct {
+	subjects []string
+	session  string
+	after    int64
+}
+
+func parseStreamQuery(r *http.Request) (streamQuery, *Error) {
+	var q streamQuery
+	vals := r.URL.Query()
+	for _, name := range slices.Sorted(maps.Keys(vals)) { // the first fault reported is stable
+		values := vals[name]
+		switch name {
+		case "subject":
+			for _, v := range values {
+				if err := envelope.ValidSubscribeSubject(v); err != nil {
+					return q, newError(CodeInvalidRequest, "%s", err.Error()).withField("subject")
+				}
+				q.subjects = append(q.subjects, v)
+			}
+		case "session":
+			if len(values) != 1 {
+				return q, newError(CodeInvalidRequest, "session must be given once.").withField("session")
+			}
+			if msg := checkSession(values[0]); msg != "" {
+				return q, newError(CodeInvalidRequest, "%s", msg).withField("session")
+			}
+			q.session = values[0]
+		default:
+			return q, newError(CodeInvalidRequest, "Unknown query parameter %q.", name).withField(name)
+		}
+	}
+	if len(q.subjects) == 0 {
+		return q, newError(CodeInvalidRequest, "At least one subject pattern is required.").withField("subject")
+	}
+	if len(q.subjects) > maxStreamSubjects {
+		return q, newError(CodeInvalidRequest, "A stream takes at most %d subject patterns.", maxStreamSubjects).withField("subject")
+	}
+	if v := r.Header.Get("Last-Event-ID"); v != "" {
+		var e *Error
+		if q.after, e = parseCursor("Last-Event-ID", strings.TrimSpace(v)); e != nil {
+			return q, e
+		}
+	}
+	return q, nil
+}
+
+// checkSession applies the opaque-identifier rule to a stream `session` (not blank, at most
+// 256 bytes, valid UTF-8, no control characters); it returns the problem or "".
+func checkSession(v string) string {
+	switch {
+	case strings.TrimSpace(v) == "":
+		return "session must not be empty"
+	case len(v) > 256:
+		return "session exceeds the 256 byte limit"
+	case !utf8.ValidString(v):
+		return "session must be valid UTF-8"
+	case strings.IndexFunc(v, unicode.IsControl) >= 0:
+		return "session must not contain control characters"
+	}
+	return ""
+}
+
+// matcher returns the subscription's Match: a subject matching any pattern, once.
+func matcher(patterns []string) func(string) bool {
+	return func(subject string) bool {
+		for _, p := range patterns {
+			if envelope.MatchSubject(p, subject) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// envStream is one open GET /v1/notifications/stream response.
+type envStream struct {
+	s       *Server
+	org     string
+	q       streamQuery
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	buf     []byte
+	cursor  int64 // last delivered (or skipped) store sequence
+	session *sessionState
+	claimed []string // session keys claimed for the frames in buf
+	claimAt time.Time
+	pending []envelope.Envelope // undelivered envelopes, for exceptions when cut off
+}
+
+// handleNotificationStream serves GET /v1/notifications/stream.
+func (s *Server) handleNotificationStream(w http.ResponseWriter, r *http.Request, p *Principal) {
+	q, e := parseStreamQuery(r)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	ctx := r.Context()
+	sub := &envSubscriber{match: matcher(q.subjects), live: make(chan liveEnvelope, s.limits.SubscriberQueue), overflow: make(chan struct{})}
+	// Subscribe before the first read so that nothing committed after it is missed.
+	notify, cancel := s.store.SubscribeEnvelopes(p.Org)
+	defer cancel()
+	s.notify.subscribe(p.Org, sub)
+	defer s.notify.unsubscribe(p.Org, sub)
+
+	st := &envStream{s: s, org: p.Org, q: q, w: w, rc: http.NewResponseController(w), cursor: q.after, buf: make([]byte, 0, 4096)}
+	if q.session != "" {
+		st.session = s.notify.session(p.Org, q.session, s.now())
+	}
+	_ = st.rc.SetReadDeadline(time.Time{})
+	h := w.Header()
+	h.Set("Content-Type", MediaSSE)
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	s.metrics.subscribers.Inc()
+	defer s.metrics.subscribers.Dec()
+	// Send the headers now: the client knows the subscription exists before any envelope.
+	if err := st.rc.Flush(); err != nil {
+		return
+	}
+
+	// Replay: read until the store has nothing more (a resume may be far behind; that is not
+	// a slow consumer).
+	if ok := st.drain(ctx, false); !ok {
+		return
+	}
+	hb := time.NewTicker(s.cfg.Heartbeat)
+	defer hb.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.shutdown:
+			st.comment("agentwire: server shutting down; last delivered id: " + strconv.FormatInt(st.cursor, 10))
+			_ = st.flush()
+			return
+		case <-sub.overflow:
+			st.cutOff(ctx, sub)
+			return
+		case le := <-sub.live:
+			st.liveFrame(le)
+			for i := 0; i < 255; i++ {
+				select {
+				case le = <-sub.live:
+					st.liveFrame(le)
+					continue
+				default:
+				}
+				break
+			}
+			if err := st.flush(); err != nil {
+				return
+			}
+		case _, ok := <-notify:
+			if !ok {
+				st.comment("agentwire: store closed; last delivered id: " + strconv.FormatInt(st.cursor, 10))
+				_ = st.flush()
+				return
+			}
+			if ok := st.drain(ctx, true); !ok {
+				if len(st.pending) > 0 {
+					st.cutOff(ctx, sub)
+				}
+				return
+			}
+		case <-hb.C:
+			st.comment("heartbeat")
+			if err := st.flush(); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// drain reads stored envelopes after the cursor until the store has no more and writes them.
+// In live mode a read that finds more undelivered matching envelopes than the subscriber queue
+// holds means the reader fell behind: st.pending keeps them and drain returns false. It also
+// returns false when writing fails or the store read fails.
+func (st *envStream) drain(ctx context.Context, live bool) bool {
+	s := st.s
+	limit := notifyPage
+	if live {
+		limit = s.limits.SubscriberQueue + 1
+	}
+	for {
+		page, err := s.store.ReadEnvelopes(ctx, st.org, store.EnvelopeQuery{
+			After: st.cursor, Limit: limit, Since: s.now().Add(-envelope.DeliveryDuplicateWindow), Match: matcher(st.q.subjects),
+		})
+		if err != nil {
+			if !errors.Is(err, context.Canceled) {
+				s.log.LogAttrs(ctx, slog.LevelWarn, "notification stream read failed", slog.String("error", err.Error()))
+			}
+			return false
+		}
+		if live && len(page.Envelopes) > s.limits.SubscriberQueue {
+			// Behind by more than the queue: collect what it will not get (for the delivery
+			// exceptions of cutOff), up to the head or maxCutExceptions.
+			for {
+				for _, e := range page.Envelopes {
+					if env, ps := envelope.Decode(e.Data); len(ps) == 0 && len(st.pending) < maxCutExceptions {
+						st.pending = append(st.pending, env)
+					}
+				}
+				if !page.More || len(st.pending) >= maxCutExceptions {
+					return false
+				}
+				if page, err = s.store.ReadEnvelopes(ctx, st.org, store.EnvelopeQuery{
+					After: page.Next, Limit: notifyPage, Since: s.now().Add(-envelope.DeliveryDuplicateWindow), Match: matcher(st.q.subjects),
+				}); err != nil {
+					return false
+				}
+			}
+		}
+		for _, e := range page.Envelopes {
+			st.storedFrame(e)
+		}
+		st.cursor = page.Next
+		if err := st.flush(); err != nil {
+			return false
+		}
+		if !page.More || s.isShuttingDown() {
+			return true
+		}
+	}
+}
+
+// storedFrame appends the SSE frame of a stored envelope (`id:` = store sequence), unless the
+// session already got its dedupe key.
+func (st *envStream) storedFrame(e store.StoredEnvelope) {
+	if st.session != nil {
+		env, ps := envelope.Decode(e.Data)
+		if len(ps) == 0 && !st.claim(env.DedupeKey) {
+			return
+		}
+	}
+	st.buf = append(st.buf, "id: "...)
+	st.buf = strconv.AppendInt(st.buf, e.Seq, 10)
+	st.buf = append(st.buf, "\ndata: "...)
+	st.buf = append(st.buf, e.Data...)
+	st.buf = append(st.buf, "\n\n"...)
+}
+
+// liveFrame appends the frame of a never-stored envelope: no `id:`, so the client's
+// Last-Event-ID stays on the last stored envelope.
+func (st *envStream) liveFrame(le liveEnvelope) {
+	if st.session != nil && !st.claim(le.env.DedupeKey) {
+		return
+	}
+	st.buf = append(st.buf, "data: "...)
+	st.buf = append(st.buf, le.data...)
+	st.buf = append(st.buf, "\n\n"...)
+}
+
+func (st *envStream) claim(key string) bool {
+	if st.claimAt.IsZero() {
+		st.claimAt = st.s.now()
+	}
+	if !st.session.claim(key, st.claimAt) {
+		return false
+	}
+	st.claimed = append(st.claimed, key)
+	return true
+}
+
+func (st *envStream) comment(text string) {
+	st.buf = append(st.buf, ": "...)
+	st.buf = append(st.buf, text...)
+	st.buf = append(st.buf, "\n\n"...)
+}
+
+// flush writes the buffered frames within the write timeout. A failed write releases the
+// session keys claimed for them, so that a resumed stream delivers them again.
+func (st *envStream) flush() error {
+	claimed, at := st.claimed, st.claimAt
+	st.claimed, st.claimAt = st.claimed[:0], time.Time{}
+	if len(st.buf) == 0 {
+		return nil
+	}
+	_ = st.rc.SetWriteDeadline(time.Now().Add(st.s.cfg.WriteTimeout))
+	_, err := st.w.Write(st.buf)
+	if err == nil {
+		err = st.rc.Flush()
+	}
+	st.buf = st.buf[:0]
+	if err != nil && st.session != nil {
+		st.session.release(claimed, at)
+	}
+	return err
+}
+
+// cutOff ends a stream that fell more than the subscriber queue behind (relay.md §3): a final
+// comment names the last delivered id, and each undelivered envelope of the direct agent lane
+// or a role lane gets a delivery exception (envelope.md §5.3, reason delivery_failed,
+// recipient_session = the stream's session).
+func (st *envStream) cutOff(ctx context.Context, sub *envSubscriber) {
+	s := st.s
+	s.metrics.slowDisconnects.Inc()
+	s.log.LogAttrs(ctx, slog.LevelWarn, "slow notification subscriber disconnected",
+		slog.Int64("lastDeliveredId", st.cursor), slog.Int("queue", s.limits.SubscriberQueue))
+	st.comment("agentwire: disconnected: subscriber fell more than " + strconv.Itoa(s.limits.SubscriberQueue) +
+		" envelopes behind; last delivered id: " + strconv.FormatInt(st.cursor, 10) +
+		" (resume with Last-Event-ID: " + strconv.FormatInt(st.cursor, 10) + ")")
+	_ = st.flush()
+	undelivered := st.pending
+	for {
+		select {
+		case le := <-sub.live:
+			undelivered = append(undelivered, le.env)
+			continue
+		default:
+		}
+		break
+	}
+	for _, env := range undelivered {
+		if !strings.HasPrefix(env.Topic, envelope.AgentTopicPrefix) && !strings.HasPrefix(env.Topic, envelope.RoleTopicPrefix) {
+			continue // fan-out topics get no exception for a failed delivery (envelope.md §5.3)
+		}
+		exc, err := envelope.NewDeliveryException(env, envelope.ReasonDeliveryFailed, st.q.session)
+		if err != nil {
+			continue // an exception topic never produces another exception
+		}
+		if _, e := s.publishEnvelope(ctx, st.org, exc); e != nil {
+			s.log.LogAttrs(ctx, slog.LevelWarn, "delivery exception not published", slog.String("error", e.Message))
+		}
+	}
+}

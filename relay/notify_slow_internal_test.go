@@ -1,0 +1,130 @@
+package relay
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentwire/agentwire/envelope"
+	"github.com/agentwire/agentwire/sqlite"
+	"github.com/agentwire/agentwire/store"
+)
+
+func testEnvelope(topic, id string) []byte {
+	return envelope.Envelope{EventID: envelope.NewEventID(), Source: envelope.SourceAgent, SourceEventID: id,
+		SourceSession: "ses_sender", Topic: topic, DedupeKey: "k-" + id, IssuedAt: 1760000000000,
+		PayloadSummary: "s " + id, Payload: "p " + id, TraceID: "t"}.AppendJSON(nil)
+}
+
+// A notification subscriber that falls more than its queue behind is disconnected with a final
+// comment naming its last delivered id; every undelivered envelope of the direct agent lane
+// gets a stored delivery exception (envelope.md §5.3) naming the stream's session, fan-out
+// topics get none, and the writer is never held up.
+func TestNotifySlowSubscriberCutOff(t *testing.T) {
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "a.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s, err := New(Config{Store: st, Limits: Limits{SubscriberQueue: 4}, SweepInterval: -1,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	w := &gatedWriter{header: http.Header{}, first: make(chan struct{}), blocked: make(chan struct{}), gate: make(chan struct{})}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		req := httptest.NewRequest("GET", "/v1/notifications/stream?subject=notifications.agent.>&subject=notifications.github.>&session=ses_X", nil)
+		s.Handler().ServeHTTP(w, req)
+	}()
+	for {
+		s.notify.mu.Lock()
+		n := len(s.notify.subs[LocalOrg])
+		s.notify.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	publish := func(topic, id string) {
+		t.Helper()
+		if _, e := s.PublishEnvelope(ctx, LocalOrg, testEnvelope(topic, id)); e != nil {
+			t.Fatal(e)
+		}
+	}
+	publish("notifications.agent.ses_9", "e1")
+	<-w.first
+	publish("notifications.agent.ses_9", "e2")
+	<-w.blocked // stuck writing e2
+	start := time.Now()
+	for _, id := range []string{"e3", "e4", "e5", "e6", "e7", "e8"} {
+		publish("notifications.agent.ses_9", id)
+	}
+	publish("notifications.github.acme.widgets.pr.1", "g1")
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("publisher held up %v", d)
+	}
+	close(w.gate)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("slow subscriber not disconnected")
+	}
+	out := w.out.String()
+	if !strings.Contains(out, "id: 2\n") || strings.Contains(out, "id: 3\n") ||
+		!strings.HasSuffix(out, ": agentwire: disconnected: subscriber fell more than 4 envelopes behind; last delivered id: 2 (resume with Last-Event-ID: 2)\n\n") {
+		t.Fatalf("stream:\n%s", out)
+	}
+	page, err := st.ReadEnvelopes(ctx, LocalOrg, store.EnvelopeQuery{After: 9, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range page.Envelopes {
+		exc, ps := envelope.Decode(e.Data)
+		if len(ps) > 0 {
+			t.Fatal(ps.Err())
+		}
+		p, err := envelope.DecodeDeliveryExceptionPayload(exc.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if exc.Source != envelope.SourceEnvoy || exc.Topic != "notifications.envoy.exceptions.notifications.agent.ses_9" ||
+			p.Reason != envelope.ReasonDeliveryFailed || p.RecipientSession != "ses_X" || p.SourceSession != "ses_sender" ||
+			exc.PayloadSummary != "delivery exception: delivery_failed" || !strings.HasPrefix(exc.DedupeKey, "envoy.exception.") {
+			t.Fatalf("exception %s", e.Data)
+		}
+		got = append(got, p.EventID+"/"+p.PayloadSummary)
+	}
+	if len(got) != 6 || !strings.HasSuffix(got[0], "s e3") || !strings.HasSuffix(got[5], "s e8") {
+		t.Fatalf("exceptions: %q", got)
+	}
+	// The session did not keep the undelivered keys: a resume delivers e3…e8 and g1.
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	c := &Client{BaseURL: ts.URL}
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var ids []string
+	_ = c.StreamNotifications(sctx, NotifyStreamOptions{Subjects: []string{"notifications.agent.ses_9", "notifications.github.>"}, Session: "ses_X", LastEventID: "2"},
+		func(f SSEFrame) error {
+			if f.Comment == "" {
+				ids = append(ids, f.ID)
+			}
+			if f.ID == "9" {
+				return io.EOF
+			}
+			return nil
+		})
+	if strings.Join(ids, ",") != "3,4,5,6,7,8,9" {
+		t.Fatalf("resumed ids %v", ids)
+	}
+}
