@@ -56,7 +56,7 @@ func newServeCmd() *cobra.Command {
 	var o serveOptions
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Run the relay: the runs lane over HTTP on an embedded SQLite store (relay.md)",
+		Short: "Run the relay: runs (SSE), bus (WebSocket) and notification lanes on an embedded SQLite store (relay.md)",
 		Long: `Run the agentwire relay (spec relay.md).
 
 With no flags it stores its data in ./agentwire-data (SQLite file agentwire.db), listens on
