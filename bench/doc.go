@@ -4,8 +4,8 @@
 //	go test -run '^$' -bench . -benchtime 2s ./bench
 //
 // BenchmarkIngest measures durable ingest in events/s through the relay's whole write path
-// (strict parse + validation + reduce + SQLite append with the snapshot, group-committed
-// fsync) at batch sizes 1, 100 and 1,000 and 1, 8 and 64 concurrent writers, next to the
+// (strict parse + validation + reduce + SQLite append with status, counters and, when due, a
+// snapshot checkpoint, group-committed fsync) at batch sizes 1, 100 and 1,000 and 1, 8 and 64 concurrent writers, next to the
 // ceiling of the same machine in the same run: raw SQLite WAL inserts of the same event rows at
 // the same batch sizes (synchronous=FULL, one transaction per batch, the approach of the sqlite
 // package's raw benchmark). Three kinds are measured:
@@ -15,9 +15,10 @@
 //   - direct: relay.Server.Append without HTTP (the relay's own cost);
 //   - raw: the SQLite ceiling.
 //
-// Each writer appends to its own runs and starts a new run every 1,000 events, because the
-// stored snapshot (events.md §8.1 includes every event ID and fingerprint) grows with the run
-// and is rewritten with every batch.
+// Each writer appends to its own runs and starts a new run every 1,000 events. The reducer
+// snapshot (events.md §8.1 includes every event ID and fingerprint) grows with the run; the
+// relay stores it as a checkpoint with a run's first batch, every relay.DefaultCheckpoint
+// events and with the terminal batch, not with every batch.
 //
 // BenchmarkSSELatency measures publish→SSE-deliver latency (p50, p99) with 100 subscribers on
 // one run while events are produced at a fixed rate (1,000 and 10,000 events/s) and posted over

@@ -144,8 +144,10 @@ func storedEvents(t testing.TB, st store.RunStore, org, runID string) [][]byte {
 	return out
 }
 
-// checkSnapshot asserts that the run's stored snapshot equals re-reducing its stored events
-// (relay.md §4) and returns the snapshot.
+// checkSnapshot asserts that the run's stored checkpoint re-reduced with the stored events
+// after it equals re-reducing all its stored events (relay.md §4), that the checkpoint is the
+// state of the events it claims to cover, and that GET /v1/runs/{runId}'s state is that
+// snapshot; it returns the snapshot.
 func (h *harness) checkSnapshot(org, runID string) []byte {
 	h.t.Helper()
 	return checkSnapshot(h.t, h.store, org, runID)
@@ -157,15 +159,46 @@ func checkSnapshot(t testing.TB, st store.RunStore, org, runID string) []byte {
 	if err != nil {
 		t.Fatalf("GetRun %s/%s: %v", org, runID, err)
 	}
-	lines := storedEvents(t, st, org, runID)
-	want := reduceLines(t, lines)
-	if !bytes.Equal(snap, want) {
-		t.Fatalf("stored snapshot of %s differs from re-reducing its %d events:\n got %s\nwant %s", runID, len(lines), snap, want)
+	stored, err := st.ReadEvents(context.Background(), org, runID, 0, 1<<30)
+	if err != nil {
+		t.Fatalf("ReadEvents %s/%s: %v", org, runID, err)
+	}
+	var lines, covered [][]byte
+	for _, e := range stored {
+		lines = append(lines, e.Data)
+		if e.LogicalSequence <= info.SnapshotSequence {
+			covered = append(covered, e.Data)
+		}
+	}
+	if want := reduceLines(t, covered); !bytes.Equal(snap, want) {
+		t.Fatalf("checkpoint of %s (covering %d) differs from re-reducing its %d events:\n got %s\nwant %s", runID, info.SnapshotSequence, len(covered), snap, want)
+	}
+	cp, err := events.DecodeReducerState(snap)
+	tail := lines[len(covered):]
+	if err != nil {
+		// Too deep to decode (the relay then re-reduces from the first event).
+		cp, tail = events.NewReducerState(), lines
+	}
+	for _, l := range tail {
+		ev, err := events.ParseEvent(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cp, err = events.Reduce(cp, ev); err != nil {
+			t.Fatalf("re-reducing %s after its checkpoint: %v", runID, err)
+		}
+	}
+	cur, want := cp.AppendJSON(nil), reduceLines(t, lines)
+	if !bytes.Equal(cur, want) {
+		t.Fatalf("checkpoint of %s plus its %d later events differs from re-reducing its %d events:\n got %s\nwant %s", runID, len(lines)-len(covered), len(lines), cur, want)
 	}
 	if info.EventCount != int64(len(lines)) {
 		t.Fatalf("eventCount %d, stored events %d", info.EventCount, len(lines))
 	}
-	return snap
+	if cp.Status().IsTerminal() && info.SnapshotSequence != info.LastLogicalSequence {
+		t.Fatalf("terminal run %s: checkpoint covers %d of %d", runID, info.SnapshotSequence, info.LastLogicalSequence)
+	}
+	return cur
 }
 
 func reduceLines(t testing.TB, lines [][]byte) []byte {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -194,14 +195,20 @@ func (s *Server) Append(ctx context.Context, org, runID string, lines [][]byte) 
 		req := store.AppendRequest{
 			ExpectedLastLogicalSequence: ent.last,
 			Events:                      accepted,
-			Snapshot:                    st.AppendJSON(ent.snap[:0]),
 			Status:                      string(st.Status()),
 		}
+		checkpoint := ent.last == 0 || st.Status().IsTerminal() || st.EventCount()-ent.checkpointCount >= s.cfg.CheckpointEvery
+		if checkpoint {
+			req.Snapshot = st.AppendJSON(ent.snap[:0])
+			ent.snap = req.Snapshot
+		}
 		info, err := s.store.AppendRun(storeCtx, org, runID, req)
-		ent.snap = req.Snapshot
 		if err == nil {
 			prev := ent.last
 			ent.state, ent.last, ent.valid = st, info.LastLogicalSequence, true
+			if checkpoint {
+				ent.checkpointCount = st.EventCount()
+			}
 			s.fan.publish(key, renderFrames(accepted, prev, time.Now()))
 			s.metrics.ingested.Add(float64(len(accepted)))
 			s.metrics.duplicates.Add(float64(dups))
@@ -219,28 +226,90 @@ func (s *Server) Append(ctx context.Context, org, runID string, lines [][]byte) 
 	}
 }
 
-// loadState reads the run's stored snapshot into ent (a missing run is the initial state).
+// loadState reads the run's current reducer state into ent (a missing run is the initial
+// state): its stored checkpoint re-reduced with the stored events after it.
 func (s *Server) loadState(ctx context.Context, ent *runEntry) *Error {
-	snap, info, err := s.store.GetRun(ctx, ent.key.org, ent.key.run)
+	st, info, checkpointCount, e := s.currentState(ctx, ent.key.org, ent.key.run)
+	if e != nil {
+		if e == errRunNotFound {
+			ent.state, ent.last, ent.checkpointCount, ent.valid = events.NewReducerState(), 0, 0, true
+			return nil
+		}
+		return e
+	}
+	ent.state, ent.last, ent.checkpointCount, ent.valid = st, info.LastLogicalSequence, checkpointCount, true
+	return nil
+}
+
+// errRunNotFound is currentState's answer for a run the store does not have.
+var errRunNotFound = runNotFound()
+
+// tailPage is how many stored events currentState reads at a time.
+const tailPage = 512
+
+// currentState returns the run's reducer state after its last stored event as of one
+// committed state of the store, with that state's metadata and the event count of the
+// checkpoint it started from. It decodes the checkpoint GetRun returns and re-reduces the
+// stored events after it up to info.LastLogicalSequence (events are append-only, so later
+// appends do not change that range); a checkpoint that cannot be decoded is skipped and the run
+// re-reduced from its first event. The stored events were validated when they were stored,
+// so a failure here means the store is damaged: it is logged and answered 500.
+func (s *Server) currentState(ctx context.Context, org, runID string) (events.ReducerState, store.RunInfo, int, *Error) {
+	snap, info, err := s.store.GetRun(ctx, org, runID)
 	if errors.Is(err, store.ErrNotFound) {
-		ent.state, ent.last, ent.valid = events.NewReducerState(), 0, true
-		return nil
+		return events.ReducerState{}, store.RunInfo{}, 0, errRunNotFound
 	}
 	if err != nil {
-		return s.storeErr(ctx, "load snapshot", err)
+		return events.ReducerState{}, store.RunInfo{}, 0, s.storeErr(ctx, "load snapshot", err)
 	}
+	damaged := func(msg string) (events.ReducerState, store.RunInfo, int, *Error) {
+		s.log.LogAttrs(ctx, slog.LevelError, "stored run state unusable", slog.String("org", org),
+			slog.String("run", runID), slog.String("error", msg))
+		return events.ReducerState{}, store.RunInfo{}, 0, newError(CodeInternal, "Internal error.")
+	}
+	after := info.SnapshotSequence
 	st, err := events.DecodeReducerState(snap)
-	if err != nil || int64(st.LastLogicalSequence()) != info.LastLogicalSequence {
-		msg := "snapshot does not match the run's last logical sequence"
-		if err != nil {
-			msg = err.Error()
-		}
-		s.log.LogAttrs(ctx, slog.LevelError, "stored snapshot unusable", slog.String("org", ent.key.org),
-			slog.String("run", ent.key.run), slog.String("error", msg))
-		return newError(CodeInternal, "Internal error.")
+	if err != nil {
+		// A snapshot can be valid yet not decodable: it nests an event's data a few levels
+		// deeper than the event did, past jsonvalue.MaxDepth. The stored events are the
+		// source of truth, so such a run is re-reduced from its first event.
+		st, after = events.NewReducerState(), 0
+	} else if int64(st.LastLogicalSequence()) != info.SnapshotSequence {
+		return damaged("checkpoint does not match its logical sequence")
 	}
-	ent.state, ent.last, ent.valid = st, info.LastLogicalSequence, true
-	return nil
+	checkpointCount := st.EventCount()
+	for after < info.LastLogicalSequence {
+		evs, err := s.store.ReadEvents(ctx, org, runID, after, tailPage)
+		if err != nil {
+			return events.ReducerState{}, store.RunInfo{}, 0, s.storeErr(ctx, "load events", err)
+		}
+		if len(evs) == 0 {
+			return damaged("stored events end before the run's last logical sequence")
+		}
+		for _, e := range evs {
+			if e.LogicalSequence > info.LastLogicalSequence {
+				break
+			}
+			ev, err := events.ParseEvent(e.Data)
+			if err == nil {
+				st, err = events.Reduce(st, ev)
+			}
+			if err != nil {
+				return damaged(fmt.Sprintf("stored event %d: %v", e.LogicalSequence, err))
+			}
+			after = e.LogicalSequence
+			if after == info.SnapshotSequence {
+				checkpointCount = st.EventCount()
+			}
+		}
+		if len(evs) < tailPage && after < info.LastLogicalSequence {
+			return damaged("stored events end before the run's last logical sequence")
+		}
+	}
+	if int64(st.LastLogicalSequence()) != info.LastLogicalSequence || int64(st.EventCount()) != info.EventCount {
+		return damaged("checkpoint and stored events do not match the run's counters")
+	}
+	return st, info, checkpointCount, nil
 }
 
 func (s *Server) storeErr(ctx context.Context, op string, err error) *Error {
@@ -264,19 +333,16 @@ func reduceError(err error, i int) *Error {
 	return newError(CodeInvalidRequest, "%s", err.Error()).withIndex(i)
 }
 
-// handleGetRun serves GET /v1/runs/{runId}: the stored snapshot plus
+// handleGetRun serves GET /v1/runs/{runId}: the run's current snapshot (its checkpoint
+// re-reduced with the events after it) plus
 // `"meta":{"createdAt","updatedAt","eventCount"}`.
 func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request, p *Principal) {
-	snap, info, err := s.store.GetRun(r.Context(), p.Org, r.PathValue("runId"))
-	if errors.Is(err, store.ErrNotFound) {
-		writeError(w, runNotFound())
+	st, info, _, e := s.currentState(r.Context(), p.Org, r.PathValue("runId"))
+	if e != nil {
+		writeError(w, e)
 		return
 	}
-	if err != nil {
-		writeError(w, s.storeErr(r.Context(), "get run", err))
-		return
-	}
-	snap = bytes.TrimRight(snap, " \t\r\n")
+	snap := bytes.TrimRight(st.AppendJSON(nil), " \t\r\n")
 	if len(snap) < 2 || snap[len(snap)-1] != '}' {
 		writeError(w, s.storeErr(r.Context(), "get run", errors.New("stored snapshot is not a JSON object")))
 		return

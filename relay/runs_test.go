@@ -401,3 +401,56 @@ func TestGapsAndPhases(t *testing.T) {
 	}
 	h.checkSnapshot(relay.LocalOrg, run)
 }
+
+func withCheckpointEvery(k int) harnessOption {
+	return func(c *relay.Config) { c.CheckpointEvery = k }
+}
+
+// TestCheckpoints: the relay stores a checkpoint with a run's first batch, once CheckpointEvery
+// events have been appended since the last one, and with the terminal batch; GET
+// /v1/runs/{runId} always answers the state of all the stored events. Two relays share the
+// store and take turns, so each batch is reduced from a state loaded as checkpoint + tail.
+func TestCheckpoints(t *testing.T) {
+	lines := synthLines(t, 60, 11, "run-c")
+	for _, c := range []struct {
+		every, batch int
+	}{
+		{1, 7}, {5, 1}, {5, 7}, {16, 3}, {256, 4}, {256, 60},
+	} {
+		t.Run(fmt.Sprintf("every=%d/batch=%d", c.every, c.batch), func(t *testing.T) {
+			a := newHarness(t, withCheckpointEvery(c.every))
+			b := newHarnessOn(t, a.dir, a.store, withCheckpointEvery(c.every))
+			checkpoint := 0
+			for i, n := 0, 0; n < len(lines); i++ {
+				end := min(n+c.batch, len(lines))
+				h := a
+				if i%2 == 1 {
+					h = b
+				}
+				res := h.postOK("run-c", lines[n:end]...)
+				terminal := res.Status == "completed" || res.Status == "failed" || res.Status == "cancelled"
+				if n == 0 || terminal || end-checkpoint >= c.every {
+					checkpoint = end
+				}
+				n = end
+				_, info, err := a.store.GetRun(context.Background(), relay.LocalOrg, "run-c")
+				if err != nil || info.SnapshotSequence != int64(checkpoint) || info.LastLogicalSequence != int64(n) {
+					t.Fatalf("after %d events: %+v, %v; want checkpoint at %d", n, info, err, checkpoint)
+				}
+				snap := a.checkSnapshot(relay.LocalOrg, "run-c")
+				code, _, body := h.do("GET", "/v1/runs/run-c", "", nil, nil)
+				if code != 200 {
+					t.Fatalf("GET run: %d %s", code, body)
+				}
+				if got, meta := stripMeta(t, body); !bytes.Equal(got, snap) {
+					t.Fatalf("after %d events GET differs from re-reducing:\n got %s\nwant %s", n, got, snap)
+				} else if cnt, _ := meta.Get("eventCount"); cnt != float64(n) {
+					t.Fatalf("eventCount %v, want %d", cnt, n)
+				}
+			}
+			if checkpoint != len(lines) {
+				t.Fatalf("the terminal batch stored no checkpoint (last at %d)", checkpoint)
+			}
+		})
+	}
+}

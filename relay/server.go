@@ -51,10 +51,12 @@
 //   - POST /v1/runs/{runId}/events takes one event (application/json) or an NDJSON batch
 //     (application/x-ndjson, ≤ 10,000 events). Every event is parsed with events.ParseEvent
 //     (strict JSON, depth 128, exact messages), must carry the path's runId, and the batch is
-//     folded in order into the run's reducer state (events.md §8) starting from the stored
-//     snapshot. The accepted events and the new snapshot go to the store in one AppendRun
-//     guarded by the snapshot's last logical sequence, so the batch is stored whole or not at
-//     all; a store conflict (another writer advanced the run) reloads and re-reduces. Exact
+//     folded in order into the run's reducer state (events.md §8) starting from the cached or
+//     stored state (the stored checkpoint re-reduced with the stored events after it). The
+//     accepted events, the new status and, when due (Config.CheckpointEvery), a new checkpoint
+//     go to the store in one AppendRun guarded by the state's last logical sequence, so the
+//     batch is stored whole or not at all; a store conflict (another writer advanced the run)
+//     reloads and re-reduces. Exact
 //     duplicates are counted and never stored. The first failing event answers 400
 //     (invalid_request) or 409 (conflict, a reducer refusal) with its 0-based `index` and the
 //     contract's exact message; nothing of the batch is stored then.
@@ -108,8 +110,17 @@ type Config struct {
 	// WriteTimeout bounds one SSE write (a stalled client is cut after it; default 30 s).
 	WriteTimeout time.Duration
 	// StateCache is how many runs keep their reducer state in memory between batches, so a
-	// batch does not decode the stored snapshot (default 256).
+	// batch does not reload the stored checkpoint and re-reduce the events after it (default
+	// 256).
 	StateCache int
+	// CheckpointEvery is how many events may be appended to a run after its last stored
+	// checkpoint before the relay stores a new one (default 256). The reducer snapshot grows
+	// with the run (events.md §8.1), so it is not rewritten with every batch: the relay stores
+	// it with a run's first batch, with the batch that makes the run terminal, and with the
+	// first batch that brings the events after the last checkpoint to CheckpointEvery; reads
+	// (GET /v1/runs/{runId}, loading a run's state) re-reduce the stored events after it.
+	// 1 stores a checkpoint with every batch.
+	CheckpointEvery int
 	// StoreRecheck is how long an SSE subscriber that got a store notification waits for the
 	// matching in-process frame before it re-reads the store (default 250 ms).
 	StoreRecheck time.Duration
@@ -128,6 +139,7 @@ const (
 	DefaultHeartbeat     = 15 * time.Second
 	DefaultWriteTimeout  = 30 * time.Second
 	DefaultStateCache    = 256
+	DefaultCheckpoint    = 256
 	DefaultStoreRecheck  = 250 * time.Millisecond
 	DefaultSweepInterval = time.Minute
 	// maxConflictRetries bounds how often one request reloads after store conflicts.
@@ -176,6 +188,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.StateCache <= 0 {
 		cfg.StateCache = DefaultStateCache
+	}
+	if cfg.CheckpointEvery <= 0 {
+		cfg.CheckpointEvery = DefaultCheckpoint
 	}
 	if cfg.StoreRecheck <= 0 {
 		cfg.StoreRecheck = DefaultStoreRecheck

@@ -7,9 +7,10 @@
 //
 // The database runs in WAL mode with synchronous=FULL: a commit fsyncs the WAL before it
 // returns, so when AppendRun returns nil the batch survives a crash or a power cut (relay.md
-// §4). A run's events, its snapshot, its status and counters and the store-wide update sequence
-// are written in one transaction, so after `kill -9` a batch is either wholly present or wholly
-// absent.
+// §4). A run's events, its status and counters, its checkpoint when the batch carries one
+// (table run_checkpoints, apart from the runs row so that a batch without one never rewrites
+// the snapshot's pages) and the store-wide update sequence are written in one transaction, so
+// after `kill -9` a batch is either wholly present or wholly absent.
 //
 // # Group commit
 //

@@ -232,6 +232,10 @@ func TestMigrateFromRunsOnlySchema(t *testing.T) {
 	if err != nil || len(evs) != 3 {
 		t.Fatalf("runs after migration: %d events, %v", len(evs), err)
 	}
+	// The snapshot of the runs row becomes the run's checkpoint, covering its last event.
+	if snap, info, err := s.GetRun(context.Background(), "o", "r"); err != nil || string(snap) != "{}" || info.SnapshotSequence != 3 || info.LastLogicalSequence != 3 {
+		t.Fatalf("checkpoint after migration: %q, %+v, %v", snap, info, err)
+	}
 	k := store.OrgStream("o", storetest.ChannelGeneral)
 	if m, _, err := s.AppendMessage(context.Background(), storetest.Message(k, "o", "i", "c")); err != nil || m.Seq != 1 {
 		t.Fatalf("bus after migration: %+v, %v", m, err)

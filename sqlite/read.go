@@ -49,8 +49,8 @@ func (s *Store) ReadEvents(ctx context.Context, org, runID string, after int64, 
 	return out, nil
 }
 
-// GetRun implements [store.RunStore.GetRun]: snapshot and metadata come from one row, written
-// by one transaction.
+// GetRun implements [store.RunStore.GetRun]: checkpoint and metadata come from one query, so
+// from one committed transaction.
 func (s *Store) GetRun(ctx context.Context, org, runID string) ([]byte, store.RunInfo, error) {
 	if err := store.ValidateRunKey(org, runID); err != nil {
 		return nil, store.RunInfo{}, err
@@ -61,7 +61,7 @@ func (s *Store) GetRun(ctx context.Context, org, runID string) ([]byte, store.Ru
 	info := store.RunInfo{RunID: runID}
 	var created, updated int64
 	var snapshot []byte
-	err := s.selSnapshot.QueryRowContext(ctx, org, runID).Scan(&info.Status, &created, &updated, &info.EventCount, &info.LastLogicalSequence, &snapshot)
+	err := s.selSnapshot.QueryRowContext(ctx, org, runID).Scan(&info.Status, &created, &updated, &info.EventCount, &info.LastLogicalSequence, &info.SnapshotSequence, &snapshot)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, store.RunInfo{}, store.ErrNotFound
 	}

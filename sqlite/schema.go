@@ -163,6 +163,22 @@ var migrations = []migration{
 			`INSERT INTO envelope_state (id, last_seq, clock) VALUES (1, 0, 0)`,
 		},
 	},
+	{
+		name: "run checkpoints",
+		stmts: []string{
+			// The runs' checkpoints (store.AppendRequest.Snapshot), out of the runs row so that
+			// the batches without a checkpoint never rewrite the snapshot's pages; run is
+			// runs.id, seq the last logicalSequence the snapshot covers.
+			`CREATE TABLE run_checkpoints (
+				run      INTEGER PRIMARY KEY,
+				seq      INTEGER NOT NULL,
+				snapshot BLOB    NOT NULL
+			)`,
+			// Every snapshot stored so far was written with its run's last batch.
+			`INSERT INTO run_checkpoints (run, seq, snapshot) SELECT id, last_seq, snapshot FROM runs`,
+			`ALTER TABLE runs DROP COLUMN snapshot`,
+		},
+	},
 }
 
 // SchemaVersion is the schema version this binary writes: the number of migrations.

@@ -191,7 +191,7 @@ func (s *Store) open() error {
 	}{
 		{&s.selRun, `SELECT id FROM runs WHERE org = ? AND run_id = ?`},
 		{&s.selEvents, `SELECT seq, event_id, type, data FROM run_events WHERE run = ? AND seq > ? ORDER BY seq LIMIT ?`},
-		{&s.selSnapshot, `SELECT status, created_at, updated_at, event_count, last_seq, snapshot FROM runs WHERE org = ? AND run_id = ?`},
+		{&s.selSnapshot, `SELECT r.status, r.created_at, r.updated_at, r.event_count, r.last_seq, c.seq, c.snapshot FROM runs r JOIN run_checkpoints c ON c.run = r.id WHERE r.org = ? AND r.run_id = ?`},
 	} {
 		if *p.st, err = s.rdb.PrepareContext(ctx, p.q); err != nil {
 			return fmt.Errorf("sqlite: prepare: %w", err)

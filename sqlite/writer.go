@@ -98,6 +98,7 @@ type writer struct {
 
 	begin, commit, rollback, savepoint, release, rollbackTo *sql.Stmt
 	selRun, insRun, updRun, insEvent, seqTaken, updState    *sql.Stmt
+	selCheckpoint, putCheckpoint                            *sql.Stmt
 	bus                                                     busStmts
 	env                                                     envStmts
 
@@ -124,8 +125,10 @@ func newWriter(ctx context.Context, s *Store) (*writer, error) {
 		{&w.release, `RELEASE caller`},
 		{&w.rollbackTo, `ROLLBACK TO caller`},
 		{&w.selRun, `SELECT id, created_at, event_count, last_seq FROM runs WHERE org = ? AND run_id = ?`},
-		{&w.insRun, `INSERT INTO runs (org, run_id, status, created_at, updated_at, update_seq, event_count, last_seq, snapshot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
-		{&w.updRun, `UPDATE runs SET status = ?, updated_at = ?, update_seq = ?, event_count = ?, last_seq = ?, snapshot = ? WHERE id = ?`},
+		{&w.insRun, `INSERT INTO runs (org, run_id, status, created_at, updated_at, update_seq, event_count, last_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&w.updRun, `UPDATE runs SET status = ?, updated_at = ?, update_seq = ?, event_count = ?, last_seq = ? WHERE id = ?`},
+		{&w.selCheckpoint, `SELECT seq FROM run_checkpoints WHERE run = ?`},
+		{&w.putCheckpoint, `INSERT INTO run_checkpoints (run, seq, snapshot) VALUES (?, ?, ?) ON CONFLICT (run) DO UPDATE SET seq = excluded.seq, snapshot = excluded.snapshot`},
 		{&w.insEvent, `INSERT INTO run_events (run, seq, event_id, type, data) VALUES (?, ?, ?, ?, ?)`},
 		{&w.seqTaken, `SELECT EXISTS (SELECT 1 FROM run_events WHERE run = ? AND seq = ?)`},
 		{&w.updState, `UPDATE store_state SET update_seq = ?, clock = ? WHERE id = 1`},
@@ -152,7 +155,7 @@ type stmtDef struct {
 func (w *writer) closeStmts() error {
 	var errs []error
 	all := []*sql.Stmt{w.begin, w.commit, w.rollback, w.savepoint, w.release, w.rollbackTo,
-		w.selRun, w.insRun, w.updRun, w.insEvent, w.seqTaken, w.updState}
+		w.selRun, w.insRun, w.updRun, w.insEvent, w.seqTaken, w.updState, w.selCheckpoint, w.putCheckpoint}
 	for _, d := range append(w.bus.defs(), w.env.defs()...) {
 		all = append(all, *d.st)
 	}
@@ -398,16 +401,29 @@ func (w *writer) apply(ctx context.Context, r *appendReq, now, updateSeq int64) 
 		LastLogicalSequence: req.Events[len(req.Events)-1].LogicalSequence,
 	}
 	if exists {
-		if _, err := w.updRun.ExecContext(ctx, req.Status, now, updateSeq, info.EventCount, info.LastLogicalSequence, req.Snapshot, id); err != nil {
+		if _, err := w.updRun.ExecContext(ctx, req.Status, now, updateSeq, info.EventCount, info.LastLogicalSequence, id); err != nil {
 			return store.RunInfo{}, fmt.Errorf("sqlite: update run: %w", err)
 		}
 	} else {
-		res, err := w.insRun.ExecContext(ctx, r.org, r.runID, req.Status, now, now, updateSeq, info.EventCount, info.LastLogicalSequence, req.Snapshot)
+		res, err := w.insRun.ExecContext(ctx, r.org, r.runID, req.Status, now, now, updateSeq, info.EventCount, info.LastLogicalSequence)
 		if err != nil {
 			return store.RunInfo{}, fmt.Errorf("sqlite: insert run: %w", err)
 		}
 		if id, err = res.LastInsertId(); err != nil {
 			return store.RunInfo{}, fmt.Errorf("sqlite: insert run: %w", err)
+		}
+	}
+	switch {
+	case req.Snapshot != nil:
+		// A checkpoint covers the batch's last event.
+		if _, err := w.putCheckpoint.ExecContext(ctx, id, info.LastLogicalSequence, req.Snapshot); err != nil {
+			return store.RunInfo{}, fmt.Errorf("sqlite: write checkpoint: %w", err)
+		}
+		info.SnapshotSequence = info.LastLogicalSequence
+	default:
+		// store.ValidateAppend refuses a first batch without a checkpoint, so the run exists.
+		if err := w.selCheckpoint.QueryRowContext(ctx, id).Scan(&info.SnapshotSequence); err != nil {
+			return store.RunInfo{}, fmt.Errorf("sqlite: read checkpoint: %w", err)
 		}
 	}
 	prev := last

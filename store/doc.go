@@ -3,11 +3,12 @@
 // The relay enforces the contracts; a store only persists what the relay has already decided.
 // For the runs lane that means: the relay parses and validates an NDJSON batch, folds it into
 // the run's reducer state (events.md §8), and then hands the store the accepted events together
-// with the new snapshot. [RunStore.AppendRun] persists both in one atomic, durable step, or
-// nothing at all. The store never imports the reducer and never interprets event JSON; what it
+// with the new status and, every so often, a checkpoint of the reducer state (the snapshot
+// grows with the run, so it is not rewritten with every batch). [RunStore.AppendRun] persists
+// them in one atomic, durable step, or nothing at all. The store never imports the reducer and never interprets event JSON; what it
 // guarantees is storage-level:
 //
-//   - Atomicity: a batch is stored whole (events, snapshot, status and counters together) or
+//   - Atomicity: a batch is stored whole (events, status, counters and checkpoint, if any, together) or
 //     not at all. A failing batch leaves the run exactly as it was.
 //   - Durability: when AppendRun returns nil the batch is on disk (relay.md §4: "a 2xx answer
 //     means the write is on disk"). Backends may share one disk flush between concurrent
@@ -15,8 +16,9 @@
 //   - Optimistic concurrency: the caller states the run's last logical sequence it reduced
 //     against (AppendRequest.ExpectedLastLogicalSequence). If another writer advanced the run
 //     in between, AppendRun fails with a [*ConflictError] and stores nothing; the relay reloads
-//     the snapshot, re-reduces and retries. This is what keeps a stored snapshot equal to
-//     re-reducing the stored events when several relay processes share one store (relay.md §5).
+//     the checkpoint and the events after it, re-reduces and retries. This is what keeps a
+//     stored checkpoint re-reduced with the events after it equal to re-reducing all the stored
+//     events when several relay processes share one store (relay.md §5).
 //   - Order and identity: within a run logical sequences strictly increase and are unique, and
 //     event IDs are unique. A batch that would break either is refused with an [*EventError]
 //     naming the 0-based index of the first offending event. Exact duplicates are a reducer

@@ -26,13 +26,20 @@ type Store interface {
 }
 
 // RunStore persists the runs lane (relay.md §2 Runs, events.md §8): per run, its events in
-// logical-sequence order and the latest reducer snapshot with its status and counters.
+// logical-sequence order, its status and counters, and the latest checkpoint: a reducer
+// snapshot together with the logical sequence it covers. The snapshot grows with the run
+// (it holds every eventId and fingerprint, events.md §8.1), so the relay does not rewrite it
+// with every batch: the current state is the checkpoint re-reduced with the stored events
+// after its sequence.
 //
 // org is the token's organization (relay.md §1 Auth; "local" in local mode) and runID the
 // event `runId` (events.md §4.2). Both must be non-empty; any other text is accepted as is.
 type RunStore interface {
 	// AppendRun atomically and durably stores req.Events after the run's last event, together
-	// with req.Snapshot and req.Status, creating the run when it does not exist yet. On success
+	// with req.Status and the run's counters, and, when req.Snapshot is not nil, replaces the
+	// run's checkpoint with req.Snapshot covering the batch's last logical sequence (a nil
+	// req.Snapshot keeps the previous checkpoint). It creates the run when it does not exist
+	// yet. On success
 	// it returns the run's new metadata; by then the events are readable by ReadEvents and the
 	// run's subscribers have been signalled (see Subscribe).
 	//
@@ -61,10 +68,12 @@ type RunStore interface {
 	// does not exist in org answers [ErrNotFound].
 	ReadEvents(ctx context.Context, org, runID string, after int64, limit int) ([]Event, error)
 
-	// GetRun returns the run's latest snapshot (the bytes of the last successful AppendRun)
-	// and its metadata, read together from one committed state (relay.md: GET /v1/runs/{runId}
-	// answers the snapshot plus createdAt, updatedAt, eventCount under "meta"). A run that
-	// does not exist in org answers [ErrNotFound].
+	// GetRun returns the run's checkpoint snapshot (the bytes of the last successful AppendRun
+	// that carried one) and its metadata, read together from one committed state; the
+	// checkpoint covers the events up to info.SnapshotSequence, and the run's current state is
+	// the checkpoint re-reduced with the events after it (relay.md: GET /v1/runs/{runId}
+	// answers the current snapshot plus createdAt, updatedAt, eventCount under "meta"). A run
+	// that does not exist in org answers [ErrNotFound].
 	GetRun(ctx context.Context, org, runID string) (snapshot []byte, info RunInfo, err error)
 
 	// ListRuns returns one page of the org's runs, newest first by UpdatedAt (relay.md:
@@ -102,12 +111,15 @@ type AppendRequest struct {
 	// reducer). At least one is required.
 	Events []Event
 
-	// Snapshot is the reducer state after the last event (events.md §8.6 MarshalJSON). It is
-	// stored as opaque bytes and must not be empty.
+	// Snapshot, when not nil, is a checkpoint: the reducer state after the batch's last event
+	// (events.md §8.6 MarshalJSON), stored as opaque bytes; it must then not be empty. Nil
+	// keeps the run's previous checkpoint. The first batch of a run (ExpectedLastLogical-
+	// Sequence 0) must carry one, so every stored run has a checkpoint.
 	Snapshot []byte
 
-	// Status is the snapshot's `status` member (events.md §8.1), kept beside it so that
-	// ListRuns can filter without parsing snapshots. It must not be empty.
+	// Status is the `status` member (events.md §8.1) of the reducer state after the batch's
+	// last event, written with every batch, checkpoint or not, so that ListRuns can filter
+	// without reducing. It must not be empty.
 	Status string
 }
 
@@ -136,7 +148,8 @@ type RunInfo struct {
 	// RunID is the run's `runId`.
 	RunID string
 
-	// Status is the `status` of the last stored snapshot.
+	// Status is the `status` of the reducer state after the run's last stored event (the
+	// [AppendRequest.Status] of its last batch).
 	Status string
 
 	// CreatedAt is the commit time of the run's first batch (`meta.createdAt`).
@@ -150,8 +163,13 @@ type RunInfo struct {
 	EventCount int64
 
 	// LastLogicalSequence is the logical sequence of the last stored event, equal to the
-	// snapshot's `lastLogicalSequence`; the relay answers it as `lastLogicalSequence`.
+	// current state's `lastLogicalSequence`; the relay answers it as `lastLogicalSequence`.
 	LastLogicalSequence int64
+
+	// SnapshotSequence is the logical sequence covered by the run's checkpoint (the
+	// `lastLogicalSequence` of the snapshot GetRun returns): the stored events after it are
+	// the ones to re-reduce. AppendRun and GetRun fill it; ListRuns leaves it 0.
+	SnapshotSequence int64
 }
 
 // ListRunsQuery selects one page of [RunStore.ListRuns].

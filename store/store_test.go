@@ -73,6 +73,10 @@ func TestValidateAppend(t *testing.T) {
 		{"negative expected", "o", "r", func(r *store.AppendRequest) { r.ExpectedLastLogicalSequence = -1 }, "store: invalid argument: expected last logical sequence -1 is negative"},
 		{"no events", "o", "r", func(r *store.AppendRequest) { r.Events = nil }, "store: invalid argument: empty batch"},
 		{"no snapshot", "o", "r", func(r *store.AppendRequest) { r.Snapshot = []byte{} }, "store: invalid argument: empty snapshot"},
+		{"first batch without snapshot", "o", "r", func(r *store.AppendRequest) { r.Snapshot = nil }, "store: invalid argument: the first batch of a run carries no snapshot"},
+		{"later batch without snapshot is valid", "o", "r", func(r *store.AppendRequest) {
+			r.Snapshot, r.ExpectedLastLogicalSequence, r.Events[0].LogicalSequence = nil, 1, 2
+		}, ""},
 		{"no status", "o", "r", func(r *store.AppendRequest) { r.Status = "" }, "store: invalid argument: empty status"},
 		{"zero seq", "o", "r", func(r *store.AppendRequest) { r.Events[0].LogicalSequence = 0 }, "store: invalid argument: event 0: logical sequence 0 is not positive"},
 		{"no type", "o", "r", func(r *store.AppendRequest) { r.Events[0].Type = "" }, "store: invalid argument: event 0: empty type"},

@@ -18,8 +18,11 @@ func ValidateAppend(org, runID string, req AppendRequest) error {
 	if len(req.Events) == 0 {
 		return fmt.Errorf("%w: empty batch", ErrInvalid)
 	}
-	if len(req.Snapshot) == 0 {
+	if req.Snapshot != nil && len(req.Snapshot) == 0 {
 		return fmt.Errorf("%w: empty snapshot", ErrInvalid)
+	}
+	if req.Snapshot == nil && req.ExpectedLastLogicalSequence == 0 {
+		return fmt.Errorf("%w: the first batch of a run carries no snapshot", ErrInvalid)
 	}
 	if req.Status == "" {
 		return fmt.Errorf("%w: empty status", ErrInvalid)

@@ -14,12 +14,14 @@
 //	}
 //
 // The suite checks the contract written on [store.RunStore]: ordering, atomic batches (a
-// refused batch stores nothing, snapshot included), optimistic-concurrency conflicts, refusal of
-// duplicate sequences and event IDs with the index of the first offending event, cursors (a read
-// after every cursor returns exactly the remaining events), limits, run listing (order, status
-// filter, cursor pagination), org isolation, concurrent writers on distinct runs and on one run
-// (no lost, duplicated or half-applied batch), reopening after Close, change notification after
-// commit, and Close semantics.
+// refused batch stores nothing, checkpoint included), checkpoints (a batch without a snapshot
+// keeps the previous checkpoint and the sequence it covers while status and counters advance),
+// optimistic-concurrency conflicts, refusal of duplicate sequences and event IDs with the index
+// of the first offending event, cursors (a read after every cursor returns exactly the
+// remaining events), limits, run listing (order, status filter, cursor pagination), org
+// isolation, concurrent writers on distinct runs and on one run (no lost, duplicated or
+// half-applied batch), reopening after Close, change notification after commit, and Close
+// semantics.
 //
 // [RunBus] checks [store.BusStore] and [RunNotifications] checks [store.NotificationStore] (see
 // their docs); [RunAll] runs the three suites. The suites never assert wall-clock durations;
@@ -63,6 +65,7 @@ func Run(t *testing.T, open Opener) {
 		{"Conflict", testConflict},
 		{"Cursors", testCursors},
 		{"Limits", testLimits},
+		{"Checkpoints", testCheckpoints},
 		{"OpaqueBytes", testOpaqueBytes},
 		{"LargeBatch", testLargeBatch},
 		{"ListRuns", testListRuns},
@@ -138,6 +141,9 @@ func appendOK(t *testing.T, s store.Store, org, runID string, expected, countBef
 	if err != nil {
 		t.Fatalf("AppendRun(%s/%s, expected %d): %v", org, runID, expected, err)
 	}
+	if info.SnapshotSequence != last {
+		t.Fatalf("AppendRun(%s/%s) with a checkpoint: SnapshotSequence %d, want %d", org, runID, info.SnapshotSequence, last)
+	}
 	return info
 }
 
@@ -181,8 +187,8 @@ func checkRun(t *testing.T, s store.Store, org, runID string, last, count int64,
 	if want := Snapshot(last, count); !bytes.Equal(snap, want) {
 		t.Fatalf("GetRun(%s/%s) snapshot = %s, want %s", org, runID, snap, want)
 	}
-	if info.RunID != runID || info.LastLogicalSequence != last || info.EventCount != count || info.Status != status {
-		t.Fatalf("GetRun(%s/%s) info = %+v, want runID %s last %d count %d status %s", org, runID, info, runID, last, count, status)
+	if info.RunID != runID || info.LastLogicalSequence != last || info.EventCount != count || info.Status != status || info.SnapshotSequence != last {
+		t.Fatalf("GetRun(%s/%s) info = %+v, want runID %s last %d count %d status %s, checkpoint at %d", org, runID, info, runID, last, count, status, last)
 	}
 	if info.CreatedAt.IsZero() || info.UpdatedAt.Before(info.CreatedAt) {
 		t.Fatalf("GetRun(%s/%s) times: created %v updated %v", org, runID, info.CreatedAt, info.UpdatedAt)
@@ -221,6 +227,83 @@ func testAppendAndRead(t *testing.T, h *harness) {
 	}
 }
 
+// testCheckpoints: a batch without a snapshot keeps the previous checkpoint and its covered
+// sequence while status and counters advance; a refused or conflicting batch changes neither;
+// a later checkpoint replaces the previous one; all of it survives a reopen.
+func testCheckpoints(t *testing.T, h *harness) {
+	dir := t.TempDir()
+	s := h.open(t, dir)
+	closed := false
+	t.Cleanup(func() {
+		if !closed {
+			_ = s.Close()
+		}
+	})
+	ctx := context.Background()
+	appendTail := func(expected int64, events []store.Event, status string) store.RunInfo {
+		t.Helper()
+		info, err := s.AppendRun(ctx, "o", "r", store.AppendRequest{ExpectedLastLogicalSequence: expected, Events: events, Status: status})
+		if err != nil {
+			t.Fatalf("AppendRun without checkpoint after %d: %v", expected, err)
+		}
+		return info
+	}
+	check := func(s store.Store, snapshot []byte, snapSeq, last, count int64, status string) {
+		t.Helper()
+		snap, info, err := s.GetRun(ctx, "o", "r")
+		if err != nil {
+			t.Fatalf("GetRun: %v", err)
+		}
+		if !bytes.Equal(snap, snapshot) || info.SnapshotSequence != snapSeq || info.LastLogicalSequence != last || info.EventCount != count || info.Status != status {
+			t.Fatalf("GetRun = %s, %+v; want %s covering %d, last %d, count %d, status %s", snap, info, snapshot, snapSeq, last, count, status)
+		}
+	}
+	appendOK(t, s, "o", "r", 0, 0, Batch("r", 1, 2, 3), "running")
+	check(s, Snapshot(3, 3), 3, 3, 3, "running")
+
+	info := appendTail(3, Batch("r", 4, 5), "running")
+	if info.SnapshotSequence != 3 || info.LastLogicalSequence != 5 || info.EventCount != 5 {
+		t.Fatalf("AppendRun without checkpoint: %+v, want checkpoint at 3, last 5, count 5", info)
+	}
+	check(s, Snapshot(3, 3), 3, 5, 5, "running")
+
+	// Status is written with every batch: the listing filter sees it without a checkpoint.
+	appendTail(5, Batch("r", 6), "completed")
+	check(s, Snapshot(3, 3), 3, 6, 6, "completed")
+	if runs := listAll(t, s, "o", "completed", 10); len(runs) != 1 || runs[0].RunID != "r" || runs[0].LastLogicalSequence != 6 {
+		t.Fatalf("ListRuns(completed) = %+v, want run r at 6", runs)
+	}
+
+	for _, c := range []struct {
+		name string
+		req  store.AppendRequest
+	}{
+		{"conflict without checkpoint", store.AppendRequest{ExpectedLastLogicalSequence: 5, Events: Batch("r", 7), Status: "failed"}},
+		{"conflict with checkpoint", store.AppendRequest{ExpectedLastLogicalSequence: 5, Events: Batch("r", 7), Snapshot: []byte(`{"refused":true}`), Status: "failed"}},
+		{"refused event without checkpoint", store.AppendRequest{ExpectedLastLogicalSequence: 6, Events: Batch("r", 7, 6), Status: "failed"}},
+		{"refused event with checkpoint", store.AppendRequest{ExpectedLastLogicalSequence: 6, Events: Batch("r", 7, 6), Snapshot: []byte(`{"refused":true}`), Status: "failed"}},
+	} {
+		if _, err := s.AppendRun(ctx, "o", "r", c.req); err == nil {
+			t.Fatalf("%s: AppendRun succeeded", c.name)
+		}
+		check(s, Snapshot(3, 3), 3, 6, 6, "completed")
+	}
+
+	appendOK(t, s, "o", "r", 6, 6, Batch("r", 7, 9), "completed")
+	check(s, Snapshot(9, 8), 9, 9, 8, "completed")
+	appendTail(9, Batch("r", 10), "completed")
+	check(s, Snapshot(9, 8), 9, 10, 9, "completed")
+
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	closed = true
+	s2 := h.open(t, dir)
+	t.Cleanup(func() { _ = s2.Close() })
+	check(s2, Snapshot(9, 8), 9, 10, 9, "completed")
+	sameEvents(t, "events after reopen", readAll(t, s2, "o", "r"), Batch("r", 1, 2, 3, 4, 5, 6, 7, 9, 10))
+}
+
 func testInvalidArguments(t *testing.T, h *harness) {
 	s, _ := h.fresh(t)
 	ctx := context.Background()
@@ -240,7 +323,8 @@ func testInvalidArguments(t *testing.T, h *harness) {
 		{"empty run", "o", "", good},
 		{"negative expected", "o", "r", with(func(r *store.AppendRequest) { r.ExpectedLastLogicalSequence = -1 })},
 		{"no events", "o", "r", with(func(r *store.AppendRequest) { r.Events = nil })},
-		{"no snapshot", "o", "r", with(func(r *store.AppendRequest) { r.Snapshot = nil })},
+		{"first batch without snapshot", "o", "r", with(func(r *store.AppendRequest) { r.Snapshot = nil })},
+		{"empty snapshot", "o", "r", with(func(r *store.AppendRequest) { r.Snapshot = []byte{} })},
 		{"no status", "o", "r", with(func(r *store.AppendRequest) { r.Status = "" })},
 		{"zero sequence", "o", "r", with(func(r *store.AppendRequest) { r.Events[0].LogicalSequence = 0 })},
 		{"negative sequence", "o", "r", with(func(r *store.AppendRequest) { r.Events[0].LogicalSequence = -4 })},

@@ -24,11 +24,13 @@ import (
 	"github.com/agentwire/agentwire/events/synth"
 	"github.com/agentwire/agentwire/jsonvalue"
 	"github.com/agentwire/agentwire/relay"
+	"github.com/agentwire/agentwire/sqlite"
+	"github.com/agentwire/agentwire/store"
 )
 
 const (
 	clients      = 4   // concurrent ingesting clients
-	eventsPerRun = 200 // events per run; each client sends runs one after the other until told to finish
+	eventsPerRun = 300 // events per run (more than relay.DefaultCheckpoint, so runs get a mid-run checkpoint); each client sends runs one after the other until told to finish
 	kills        = 6   // SIGKILLs (relay.md: 5+)
 )
 
@@ -266,7 +268,8 @@ func TestCrashRecovery(t *testing.T) {
 					t.Fatalf("round %d: run %s event %d:\n got %s\nwant %s", round, id, i, l, p.stored[i])
 				}
 			}
-			// The stored snapshot equals re-reducing the stored events.
+			// The served snapshot (the stored checkpoint re-reduced with the events after it)
+			// equals re-reducing all the stored events.
 			obj, err := verifyClient.GetRun(context.Background(), id)
 			if err != nil {
 				t.Fatalf("round %d: get %s: %v", round, id, err)
@@ -357,9 +360,85 @@ func TestCrashRecovery(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("relay did not stop on SIGTERM")
 	}
+	checkCheckpoints(t, filepath.Join(dataDir, sqlite.DefaultFileName))
 	t.Logf("%d kills, %d events in %d runs, %d requests (%d cut by kills) in %v; in-doubt batches found wholly stored %d times, wholly absent %d times",
 		kills, n, len(runs), requests.Load(), failures.Load(), time.Since(start).Round(time.Millisecond), inDoubtStored, inDoubtLost)
 	if failures.Load() == 0 {
 		t.Error("no request was ever cut by a kill: the kills missed the ingest")
 	}
+}
+
+// checkCheckpoints opens the stopped relay's database and checks every run's stored checkpoint
+// (store.RunStore.GetRun): it is the reducer state of the stored events up to the sequence it
+// claims to cover, re-reducing the events after it gives the state of all the stored events,
+// and a terminal run's checkpoint covers its last event.
+func checkCheckpoints(t *testing.T, path string) {
+	t.Helper()
+	st, err := sqlite.Open(path, sqlite.Options{})
+	if err != nil {
+		t.Fatalf("open %s: %v", path, err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	var runs []store.RunInfo
+	for cursor := ""; ; {
+		page, err := st.ListRuns(ctx, relay.LocalOrg, store.ListRunsQuery{Limit: 100, Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, page.Runs...)
+		if cursor = page.Next; cursor == "" {
+			break
+		}
+	}
+	mid := 0
+	for _, r := range runs {
+		snap, info, err := st.GetRun(ctx, relay.LocalOrg, r.RunID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored, err := st.ReadEvents(ctx, relay.LocalOrg, r.RunID, 0, 1<<30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, atCheckpoint := events.NewReducerState(), events.ReducerState{}
+		for _, e := range stored {
+			ev, err := events.ParseEvent(e.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if full, err = events.Reduce(full, ev); err != nil {
+				t.Fatal(err)
+			}
+			if e.LogicalSequence == info.SnapshotSequence {
+				atCheckpoint = full
+			}
+		}
+		if !bytes.Equal(snap, atCheckpoint.AppendJSON(nil)) {
+			t.Fatalf("run %s: checkpoint at %d differs from re-reducing the events up to it", r.RunID, info.SnapshotSequence)
+		}
+		cp, err := events.DecodeReducerState(snap)
+		if err != nil {
+			t.Fatalf("run %s: checkpoint: %v", r.RunID, err)
+		}
+		for _, e := range stored {
+			if e.LogicalSequence <= info.SnapshotSequence {
+				continue
+			}
+			ev, _ := events.ParseEvent(e.Data)
+			if cp, err = events.Reduce(cp, ev); err != nil {
+				t.Fatalf("run %s: re-reducing after the checkpoint: %v", r.RunID, err)
+			}
+		}
+		if !bytes.Equal(cp.AppendJSON(nil), full.AppendJSON(nil)) {
+			t.Fatalf("run %s: checkpoint at %d plus the events after it differs from re-reducing all %d events", r.RunID, info.SnapshotSequence, len(stored))
+		}
+		if full.Status().IsTerminal() && info.SnapshotSequence != info.LastLogicalSequence {
+			t.Fatalf("run %s: terminal, but its checkpoint covers %d of %d", r.RunID, info.SnapshotSequence, info.LastLogicalSequence)
+		}
+		if info.SnapshotSequence > 1 && info.SnapshotSequence < info.LastLogicalSequence {
+			mid++
+		}
+	}
+	t.Logf("checkpoints of %d runs verified (%d not at the run's end)", len(runs), mid)
 }

@@ -3,7 +3,9 @@
 // runs concurrently from several HTTP clients, and kills the child with SIGKILL at random
 // moments. After every restart it checks that every acknowledged event is present exactly once,
 // that no batch is half-applied (each in-doubt batch is either wholly stored or wholly absent),
-// and that each run's stored snapshot equals re-reducing its stored events.
+// and that each run's served snapshot (its stored checkpoint re-reduced with the events after
+// it) equals re-reducing its stored events; after the last stop it opens the database and
+// checks each stored checkpoint against the events it covers.
 //
 // TestCrashRecoveryLanes does the same for the bus and notification lanes: hive messages posted
 // concurrently on one channel and envelopes with minted dedupe keys, resent with the same
