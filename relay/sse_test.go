@@ -89,7 +89,11 @@ func TestSSELiveReduceMatchesSnapshot(t *testing.T) {
 		})
 	}
 	for range subs {
-		<-ready // each has replayed the first event
+		select {
+		case <-ready: // each has replayed the first event
+		case <-time.After(30 * time.Second):
+			t.Fatal("a subscriber did not replay the first event")
+		}
 	}
 	for i, size := 1, 1; i < len(lines); i, size = i+size, size*2%97+1 {
 		h.postOK(run, lines[i:min(i+size, len(lines))]...)
@@ -133,7 +137,13 @@ func TestSSEStoreNotificationFromAnotherWriter(t *testing.T) {
 		})
 		got <- ids
 	}()
-	<-started
+	select {
+	case <-started:
+	case ids := <-got:
+		t.Fatalf("stream ended before its first frame (ids %v)", ids)
+	case <-time.After(30 * time.Second):
+		t.Fatal("stream delivered no frame")
+	}
 	for i := 1; i < len(lines); i += 4 {
 		b.postOK(run, lines[i:min(i+4, len(lines))]...)
 	}

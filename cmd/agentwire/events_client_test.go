@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentwire/agentwire/events/synth"
 	"github.com/agentwire/agentwire/relay"
@@ -94,7 +95,12 @@ func TestEventsTailLive(t *testing.T) {
 			t.Fatalf("%d %s %s", code, out, errs)
 		}
 	}
-	r := <-done
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("events tail did not reach the end of the live run")
+	}
 	_, reduced, _ := runCLI(t, strings.Join(lines, ""), "events", "reduce")
 	if r.code != 0 || r.out != reduced {
 		t.Fatalf("tail: exit %d err %q\n got %s", r.code, r.err, r.out)

@@ -182,7 +182,13 @@ func TestServeRunsAndStopsGracefully(t *testing.T) {
 		})
 		streamDone <- comments
 	}()
-	<-started
+	select {
+	case <-started:
+	case comments := <-streamDone:
+		t.Fatalf("stream ended before its first frame (comments %q)", comments)
+	case <-time.After(30 * time.Second):
+		t.Fatal("stream delivered no frame")
+	}
 	if err := stop(); err != nil {
 		t.Fatalf("stop: %v", err)
 	}
