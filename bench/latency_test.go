@@ -39,7 +39,7 @@ func benchLatency(b *testing.B, subscribers, rate int) {
 	defer ts.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	tr := &http.Transport{MaxIdleConnsPerHost: subscribers + 4}
+	tr := &http.Transport{MaxIdleConnsPerHost: subscribers + 4, ReadBufferSize: 64 << 10}
 	defer tr.CloseIdleConnections()
 	client := &relay.Client{BaseURL: ts.URL, HTTP: &http.Client{Transport: tr}}
 
@@ -54,6 +54,7 @@ func benchLatency(b *testing.B, subscribers, rate int) {
 	}
 	sent := make([]atomic.Int64, total+1) // unix nanos when event seq was produced
 	posts := 0
+	var postDur []time.Duration
 
 	var resumes atomic.Int64
 	samples := make([][]time.Duration, subscribers)
@@ -114,9 +115,11 @@ func benchLatency(b *testing.B, subscribers, rate int) {
 		for s := i + 1; s <= end; s++ {
 			sent[s].Store(start.Add(time.Duration(s-3) * interval).UnixNano())
 		}
+		t0 := time.Now()
 		if _, err := client.Append(ctx, run, relay.MediaNDJSON, joinLines(lines[i:end])); err != nil {
 			b.Fatal(err)
 		}
+		postDur = append(postDur, time.Since(t0))
 		posts++
 		i = end
 	}
@@ -140,6 +143,9 @@ func benchLatency(b *testing.B, subscribers, rate int) {
 	pct := func(p float64) float64 {
 		return float64(all[min(int(p*float64(len(all))), len(all)-1)].Microseconds()) / 1000
 	}
+	slices.Sort(postDur)
+	b.ReportMetric(float64(postDur[len(postDur)/2].Microseconds())/1000, "post-p50-ms")
+	b.ReportMetric(float64(postDur[len(postDur)*99/100].Microseconds())/1000, "post-p99-ms")
 	b.ReportMetric(pct(0.50), "p50-ms")
 	b.ReportMetric(pct(0.99), "p99-ms")
 	b.ReportMetric(float64(b.N)/publishTime.Seconds(), "published/s")

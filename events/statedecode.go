@@ -43,9 +43,19 @@ func invalidMember(name string) error {
 //     `Agent reducer state.messages[0].content[1].type is unsupported.`;
 //   - after the 21 members, a member outside §8.1 → `Agent reducer state.<name> is invalid.`
 //
+// Depth (project-defined): the state embeds event values (content parts, tool inputs and
+// outputs, interrupts) a few levels deeper than the events that carried them, and every event
+// may nest jsonvalue.MaxDepth levels (§3.3). So that "Marshal → decode → marshal MUST
+// reproduce equal JSON" holds for every state the reducer can produce, the state document is
+// parsed with a limit of MaxDepth + 16 levels; deeper documents get the §3.4 depth fault.
+//
 // On error the initial state is returned.
+// stateNesting is how many levels deeper than MaxDepth a state document may nest: more than
+// the deepest embedding of an event value in §8.1 (TestDecodeDeepestState checks it).
+const stateNesting = 16
+
 func DecodeReducerState(data []byte) (ReducerState, error) {
-	v, err := jsonvalue.Parse(data, stateLabel)
+	v, err := jsonvalue.ParseDeep(data, stateLabel, jsonvalue.MaxDepth+stateNesting)
 	if err != nil {
 		return ReducerState{}, err
 	}

@@ -42,7 +42,9 @@ type Decoder struct {
 	nameSets []map[string]struct{}
 
 	framesBuf [12]frame
-	namesBuf  [40]nameRef
+	// extraDepth raises the nesting limit above MaxDepth (SetMaxDepth); Reset clears it.
+	extraDepth int
+	namesBuf   [40]nameRef
 }
 
 // frame is one open container: the path segment of the value being read in it and, for an
@@ -104,6 +106,7 @@ const (
 // Reset prepares d to read data. label roots every path in fault messages ([DefaultLabel] when
 // empty), as Parse's label does. Reset drops every reference into the previous input.
 func (d *Decoder) Reset(data []byte, label string) {
+	d.extraDepth = 0
 	if label == "" {
 		label = DefaultLabel
 	}
@@ -134,6 +137,13 @@ func (d *Decoder) Label() string { return d.label }
 
 // Offset returns the byte offset of the next value (or separator) in the input.
 func (d *Decoder) Offset() int { return d.pos }
+
+// SetMaxDepth sets the nesting limit of the document being read to n levels (at least
+// [MaxDepth]; smaller values are taken as MaxDepth). It is for documents that embed
+// contract values one or more levels deeper than the contract's own limit, such as a reducer
+// state holding events (each of which may nest MaxDepth levels); the fault message for a
+// deeper document stays the same. [Decoder.Reset] restores MaxDepth.
+func (d *Decoder) SetMaxDepth(n int) { d.extraDepth = max(n-MaxDepth, 0) }
 
 // Depth returns the number of open containers.
 func (d *Decoder) Depth() int { return len(d.frames) }
@@ -365,7 +375,7 @@ func (d *Decoder) BeginObject() error {
 
 // open reads the `{` or `[` at d.pos and opens its frame, refusing nesting level MaxDepth+1.
 func (d *Decoder) open() error {
-	if len(d.frames) >= MaxDepth {
+	if len(d.frames) >= MaxDepth+d.extraDepth {
 		return d.fault(SuffixTooDeep)
 	}
 	d.pos++

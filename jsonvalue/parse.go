@@ -24,10 +24,22 @@ func ParseKeepNumbers(data []byte, label string) (any, error) { return parse(dat
 // the nearest float64.
 type Number string
 
+// ParseDeep is [Parse] with a nesting limit of maxDepth levels instead of [MaxDepth] (see
+// [Decoder.SetMaxDepth]): for documents that embed values already bound by MaxDepth a few
+// levels down, such as a stored reducer state.
+func ParseDeep(data []byte, label string, maxDepth int) (any, error) {
+	return parseDepth(data, label, false, maxDepth)
+}
+
 func parse(data []byte, label string, keepNumbers bool) (any, error) {
+	return parseDepth(data, label, keepNumbers, MaxDepth)
+}
+
+func parseDepth(data []byte, label string, keepNumbers bool, maxDepth int) (any, error) {
 	p := scratchPool.Get().(*parser)
 	defer p.release()
 	p.Reset(data, label)
+	p.SetMaxDepth(maxDepth)
 	p.keepNumbers = keepNumbers
 	// Strings without escapes are views of one private copy of the input: one allocation for
 	// all their bytes instead of one per string. The copy is never written after this.

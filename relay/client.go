@@ -188,7 +188,9 @@ func (c *Client) get(ctx context.Context, path string, q url.Values) ([]byte, er
 }
 
 // SSEFrame is one item of an SSE stream: an event (`id:`, `event:`, `data:`) or a comment
-// line (Comment set; heartbeats and the relay's final notes are comments).
+// line (Comment set; heartbeats and the relay's final notes are comments). Data aliases the
+// reader's buffer and is valid only until the callback that receives the frame returns (like
+// bufio.Scanner.Bytes): a caller that keeps it copies it.
 type SSEFrame struct {
 	ID      string
 	Event   string
@@ -238,12 +240,14 @@ func (c *Client) Stream(ctx context.Context, runID string, opts StreamOptions, f
 // ReadSSE parses an SSE byte stream (WHATWG HTML "event stream interpretation": lines end
 // with LF, CR or CRLF; `field: value` with one optional space; a blank line dispatches; a line
 // starting with ':' is a comment) and calls fn per frame. It returns nil at EOF; an event not
-// completed by a blank line before EOF is discarded.
+// completed by a blank line before EOF is discarded. A frame's Data is reused after fn returns
+// (see [SSEFrame]); the common event names are not reallocated per frame.
 func ReadSSE(r io.Reader, fn func(SSEFrame) error) error {
 	sc := &sseScanner{r: r, buf: make([]byte, 64<<10)}
 	var cur SSEFrame
-	var data []byte
+	data := make([]byte, 0, 1024)
 	haveData := false
+	lastEvent := ""
 	for {
 		line, err := sc.line()
 		if err != nil {
@@ -254,12 +258,14 @@ func ReadSSE(r io.Reader, fn func(SSEFrame) error) error {
 		}
 		if len(line) == 0 {
 			if haveData || cur.Event != "" || cur.ID != "" {
-				cur.Data = data
+				if haveData {
+					cur.Data = data
+				}
 				if ferr := fn(cur); ferr != nil {
 					return ferr
 				}
 			}
-			cur, data, haveData = SSEFrame{}, nil, false
+			cur, data, haveData = SSEFrame{}, data[:0], false
 			continue
 		}
 		if line[0] == ':' {
@@ -274,7 +280,10 @@ func ReadSSE(r io.Reader, fn func(SSEFrame) error) error {
 		case "id":
 			cur.ID = string(value)
 		case "event":
-			cur.Event = string(value)
+			if string(value) != lastEvent { // no allocation when the name repeats
+				lastEvent = string(value)
+			}
+			cur.Event = lastEvent
 		case "data":
 			if haveData {
 				data = append(data, '\n')

@@ -296,6 +296,7 @@ func collectSSE(t testing.TB, c *relay.Client, runID string, opts relay.StreamOp
 		if f.Comment != "" {
 			comments = append(comments, f.Comment)
 		} else {
+			f.Data = bytes.Clone(f.Data) // Data is valid only during the callback
 			frames = append(frames, f)
 		}
 		return nil

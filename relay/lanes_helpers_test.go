@@ -2,6 +2,7 @@ package relay_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -154,6 +155,7 @@ func (h *harness) openStream(token, query, lastEventID string) *sseStream {
 	go func() {
 		defer resp.Body.Close()
 		s.done <- relay.ReadSSE(resp.Body, func(f relay.SSEFrame) error {
+			f.Data = bytes.Clone(f.Data) // Data is valid only during the callback
 			s.frames <- f
 			return nil
 		})

@@ -197,7 +197,7 @@ func (s *Server) Append(ctx context.Context, org, runID string, lines [][]byte) 
 			Events:                      accepted,
 			Status:                      string(st.Status()),
 		}
-		checkpoint := ent.last == 0 || st.Status().IsTerminal() || st.EventCount()-ent.checkpointCount >= s.cfg.CheckpointEvery
+		checkpoint := ent.last == 0 || st.Status().IsTerminal() || st.EventCount()-ent.checkpointCount >= s.checkpointInterval(ent.checkpointCount)
 		if checkpoint {
 			req.Snapshot = st.AppendJSON(ent.snap[:0])
 			ent.snap = req.Snapshot
@@ -224,6 +224,18 @@ func (s *Server) Append(ctx context.Context, org, runID string, lines [][]byte) 
 		}
 		return AppendResult{}, s.storeErr(ctx, "append", err)
 	}
+}
+
+// checkpointGrowth makes the checkpoint interval grow with the run: a snapshot holds every
+// event ID and fingerprint (events.md §8.1), so storing one every fixed K events would cost
+// O(n²/K) bytes over a run of n events; an interval of at least 1/checkpointGrowth of the
+// checkpointed count keeps the total linear (≤ checkpointGrowth+1 snapshot bytes per event)
+// and a cold load re-reduces at most about 1/checkpointGrowth of the run.
+const checkpointGrowth = 8
+
+// checkpointInterval is how many events after a checkpoint of count events the next is due.
+func (s *Server) checkpointInterval(count int) int {
+	return max(s.cfg.CheckpointEvery, count/checkpointGrowth)
 }
 
 // loadState reads the run's current reducer state into ent (a missing run is the initial

@@ -406,8 +406,8 @@ func withCheckpointEvery(k int) harnessOption {
 	return func(c *relay.Config) { c.CheckpointEvery = k }
 }
 
-// TestCheckpoints: the relay stores a checkpoint with a run's first batch, once CheckpointEvery
-// events have been appended since the last one, and with the terminal batch; GET
+// TestCheckpoints: the relay stores a checkpoint with a run's first batch, once
+// max(CheckpointEvery, checkpointed events/8) events have been appended since the last one, and with the terminal batch; GET
 // /v1/runs/{runId} always answers the state of all the stored events. Two relays share the
 // store and take turns, so each batch is reduced from a state loaded as checkpoint + tail.
 func TestCheckpoints(t *testing.T) {
@@ -415,7 +415,7 @@ func TestCheckpoints(t *testing.T) {
 	for _, c := range []struct {
 		every, batch int
 	}{
-		{1, 7}, {5, 1}, {5, 7}, {16, 3}, {256, 4}, {256, 60},
+		{1, 7}, {2, 1}, {5, 1}, {5, 7}, {16, 3}, {256, 4}, {256, 60},
 	} {
 		t.Run(fmt.Sprintf("every=%d/batch=%d", c.every, c.batch), func(t *testing.T) {
 			a := newHarness(t, withCheckpointEvery(c.every))
@@ -429,7 +429,7 @@ func TestCheckpoints(t *testing.T) {
 				}
 				res := h.postOK("run-c", lines[n:end]...)
 				terminal := res.Status == "completed" || res.Status == "failed" || res.Status == "cancelled"
-				if n == 0 || terminal || end-checkpoint >= c.every {
+				if n == 0 || terminal || end-checkpoint >= max(c.every, checkpoint/8) {
 					checkpoint = end
 				}
 				n = end

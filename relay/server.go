@@ -117,7 +117,9 @@ type Config struct {
 	// checkpoint before the relay stores a new one (default 256). The reducer snapshot grows
 	// with the run (events.md §8.1), so it is not rewritten with every batch: the relay stores
 	// it with a run's first batch, with the batch that makes the run terminal, and with the
-	// first batch that brings the events after the last checkpoint to CheckpointEvery; reads
+	// first batch that brings the events after the last checkpoint to CheckpointEvery or, for
+	// long runs, to an eighth of the events the last checkpoint covers (so the snapshot bytes
+	// written over a run stay linear in its length); reads
 	// (GET /v1/runs/{runId}, loading a run's state) re-reduce the stored events after it.
 	// 1 stores a checkpoint with every batch.
 	CheckpointEvery int

@@ -141,15 +141,16 @@ func TestOverflowDuringReplayIsNotFatal(t *testing.T) {
 	f := newFanout()
 	k := runKey{"o", "r"}
 	sub := f.subscribe(k, 2)
-	f.publish(k, []*frame{{seq: 1}, {seq: 2}, {seq: 3}})
+	f.publish(k, []*frame{{seq: 1}, {seq: 2}})
+	f.publish(k, []*frame{{seq: 3}})
 	select {
 	case <-sub.overflow:
 	default:
 		t.Fatal("no overflow signalled")
 	}
 	ovf := f.reset(sub)
-	if len(sub.ch) != 0 {
-		t.Fatal("queue not emptied")
+	if got, gap := f.take(sub, nil); len(got) != 0 || gap {
+		t.Fatalf("queue not emptied: %d frames, gap %v", len(got), gap)
 	}
 	f.publish(k, []*frame{{seq: 4}})
 	select {
@@ -157,9 +158,121 @@ func TestOverflowDuringReplayIsNotFatal(t *testing.T) {
 		t.Fatal("re-armed subscriber overflowed")
 	default:
 	}
-	if fr := <-sub.ch; fr.seq != 4 {
-		t.Fatalf("got %d", fr.seq)
+	<-sub.wake
+	if got, _ := f.take(sub, nil); len(got) != 1 || got[0].seq != 4 {
+		t.Fatalf("got %v", got)
 	}
 	f.unsubscribe(k, sub)
 	f.publish(k, []*frame{{seq: 5}}) // no subscriber: nothing to do, no panic
+}
+
+func frames(from, to int64) []*frame {
+	var out []*frame
+	for s := from; s <= to; s++ {
+		out = append(out, &frame{seq: s, prev: s - 1})
+	}
+	return out
+}
+
+// The feed's queue rule: a subscriber with frames already waiting is dropped when more than its
+// queue limit would wait; one that has caught up takes even a batch longer than the limit, in
+// maxTake pieces, and a batch longer than the ring sends it to the store (gap).
+func TestFeedQueueRule(t *testing.T) {
+	k := runKey{"o", "r"}
+	for _, tc := range []struct {
+		name    string
+		batches [][2]int64 // published one after the other, nothing taken in between
+		dropped bool
+		gap     bool
+		taken   int // frames taken (all takes) when not dropped/gap
+	}{
+		{"one batch longer than the queue", [][2]int64{{1, 3000}}, false, false, 3000},
+		{"waiting plus next batch over the queue", [][2]int64{{1, 10}, {11, 1025}}, true, false, 0},
+		{"waiting plus next batch at the queue", [][2]int64{{1, 10}, {11, 1024}}, false, false, 1024},
+		{"batch longer than the ring", [][2]int64{{1, feedRing + 5}}, false, true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFanout()
+			sub := f.subscribe(k, 1024)
+			for _, b := range tc.batches {
+				f.publish(k, frames(b[0], b[1]))
+			}
+			select {
+			case <-sub.overflow:
+				if !tc.dropped {
+					t.Fatal("dropped")
+				}
+				return
+			default:
+				if tc.dropped {
+					t.Fatal("not dropped")
+				}
+			}
+			taken := 0
+			want := int64(1)
+			for {
+				select {
+				case <-sub.wake:
+				default:
+					if taken != tc.taken {
+						t.Fatalf("took %d frames, want %d", taken, tc.taken)
+					}
+					if tc.gap {
+						t.Fatal("no gap")
+					}
+					return
+				}
+				got, gap := f.take(sub, nil)
+				if gap {
+					if !tc.gap {
+						t.Fatal("unexpected gap")
+					}
+					return
+				}
+				if len(got) > maxTake {
+					t.Fatalf("took %d > maxTake", len(got))
+				}
+				for _, fr := range got {
+					if fr.seq != want {
+						t.Fatalf("frame %d, want %d", fr.seq, want)
+					}
+					want++
+				}
+				taken += len(got)
+			}
+		})
+	}
+}
+
+// Frames every subscriber has taken are released from the ring (they pin their batch buffer).
+func TestFeedReleasesTakenFrames(t *testing.T) {
+	f := newFanout()
+	k := runKey{"o", "r"}
+	a, b := f.subscribe(k, 1024), f.subscribe(k, 1024)
+	f.publish(k, frames(1, 10))
+	f.take(a, nil)
+	f.publish(k, frames(11, 11)) // b still holds 1..10
+	fd := a.feed
+	held := func() (n int) {
+		for _, fr := range fd.ring {
+			if fr != nil {
+				n++
+			}
+		}
+		return n
+	}
+	if n := held(); n != 11 {
+		t.Fatalf("held %d, want 11", n)
+	}
+	f.take(a, nil)
+	f.take(b, nil)
+	f.publish(k, frames(12, 12))
+	if n := held(); n != 1 {
+		t.Fatalf("held %d, want 1 (only the unread frame 12)", n)
+	}
+	f.unsubscribe(k, a)
+	f.unsubscribe(k, b)
+	if len(f.feeds) != 0 {
+		t.Fatal("feed kept without subscribers")
+	}
 }

@@ -59,78 +59,162 @@ func isTerminalType(t string) bool { return events.EventType(t).IsTerminal() }
 
 func isTerminalStatus(s string) bool { return events.RunStatus(s).IsTerminal() }
 
-// fanout delivers committed frames to the live SSE subscribers of each run. publish never
-// blocks: a subscriber whose queue is full is marked dropped and signalled (relay.md §3).
+// fanout delivers committed frames to the live SSE subscribers of each run. A run with
+// subscribers has a feed: a ring of its most recent frames that all its subscribers share,
+// each keeping its own position in it. publish appends a batch to the ring and wakes each
+// subscriber with one non-blocking signal, however many frames the batch holds; it never blocks
+// (relay.md §3). A subscriber that already had frames waiting and would now have more than its
+// queue limit waiting is dropped and signalled; one that had caught up takes even a large batch
+// (when the batch is longer than the ring, it reads the store instead).
 type fanout struct {
-	mu     sync.Mutex
-	topics map[runKey]map[*subscriber]struct{}
+	mu    sync.Mutex
+	feeds map[runKey]*feed
+}
+
+// feedRing is the number of recent frames a feed keeps (a power of two, ≥ the largest queue
+// limit worth having: a subscriber further behind is dropped or reads the store).
+const feedRing = 4096
+
+type feed struct {
+	mu   sync.Mutex
+	ring [feedRing]*frame
+	head uint64 // frames ever published to the feed; frame i lives in ring[i%feedRing]
+	tail uint64 // ring entries below tail are cleared (every subscriber is past them)
+	subs map[*subscriber]struct{}
 }
 
 type subscriber struct {
-	ch       chan *frame
-	overflow chan struct{} // closed (under fanout.mu) when the subscriber is dropped
+	feed     *feed
+	queue    int
+	wake     chan struct{} // capacity 1: frames (or an overflow) are waiting
+	next     uint64        // the position of the next frame to take (feed.mu)
+	overflow chan struct{} // closed (under feed.mu) when the subscriber is dropped
 	dropped  bool
 }
 
-func newFanout() *fanout { return &fanout{topics: make(map[runKey]map[*subscriber]struct{})} }
+func newFanout() *fanout { return &fanout{feeds: make(map[runKey]*feed)} }
 
 func (f *fanout) subscribe(k runKey, queue int) *subscriber {
-	sub := &subscriber{ch: make(chan *frame, queue), overflow: make(chan struct{})}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	subs := f.topics[k]
-	if subs == nil {
-		subs = make(map[*subscriber]struct{})
-		f.topics[k] = subs
+	fd := f.feeds[k]
+	if fd == nil {
+		fd = &feed{subs: make(map[*subscriber]struct{})}
+		f.feeds[k] = fd
 	}
-	subs[sub] = struct{}{}
+	fd.mu.Lock()
+	defer fd.mu.Unlock()
+	sub := &subscriber{feed: fd, queue: max(queue, 1), wake: make(chan struct{}, 1),
+		next: fd.head, overflow: make(chan struct{})}
+	fd.subs[sub] = struct{}{}
 	return sub
 }
 
 func (f *fanout) unsubscribe(k runKey, sub *subscriber) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if subs := f.topics[k]; subs != nil {
-		delete(subs, sub)
-		if len(subs) == 0 {
-			delete(f.topics, k)
-		}
+	fd := sub.feed
+	fd.mu.Lock()
+	delete(fd.subs, sub)
+	empty := len(fd.subs) == 0
+	fd.mu.Unlock()
+	if empty && f.feeds[k] == fd {
+		delete(f.feeds, k)
 	}
 }
 
 // reset re-arms a dropped subscriber (used while it still replays from the store, where
-// falling behind is expected): its queue is emptied and a fresh overflow channel returned.
+// falling behind is expected): it skips what is waiting and gets a fresh overflow channel.
 func (f *fanout) reset(sub *subscriber) <-chan struct{} {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for len(sub.ch) > 0 {
-		<-sub.ch
-	}
+	fd := sub.feed
+	fd.mu.Lock()
+	defer fd.mu.Unlock()
+	sub.next = fd.head
 	sub.dropped = false
 	sub.overflow = make(chan struct{})
+	select {
+	case <-sub.wake:
+	default:
+	}
 	return sub.overflow
 }
 
 // publish offers frames, in order, to every subscriber of k. The caller holds the run's writer
 // lock, so frames of one run are published in commit order.
 func (f *fanout) publish(k runKey, frames []*frame) {
+	if len(frames) == 0 {
+		return
+	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	for sub := range f.topics[k] {
+	fd := f.feeds[k]
+	f.mu.Unlock()
+	if fd == nil {
+		return
+	}
+	fd.mu.Lock()
+	defer fd.mu.Unlock()
+	before := fd.head
+	for _, fr := range frames {
+		fd.ring[fd.head%feedRing] = fr
+		fd.head++
+	}
+	low := fd.head
+	n := uint64(len(frames))
+	for sub := range fd.subs {
 		if sub.dropped {
 			continue
 		}
-	send:
-		for _, fr := range frames {
-			select {
-			case sub.ch <- fr:
-			default:
-				sub.dropped = true
-				close(sub.overflow)
-				break send
-			}
+		if waiting := before - sub.next; waiting > 0 && waiting+n > uint64(sub.queue) {
+			sub.dropped = true
+			close(sub.overflow)
+		} else {
+			low = min(low, sub.next)
+		}
+		select {
+		case sub.wake <- struct{}{}:
+		default:
 		}
 	}
+	// Release the frames every live subscriber has passed (they pin their batch's buffer).
+	if fd.head-low > feedRing {
+		low = fd.head - feedRing
+	}
+	for ; fd.tail < low; fd.tail++ {
+		if fd.tail+feedRing >= fd.head { // not overwritten by this batch
+			fd.ring[fd.tail%feedRing] = nil
+		}
+	}
+}
+
+// maxTake bounds the frames one take returns (one write and flush of the subscriber).
+const maxTake = 256
+
+// take appends the frames waiting for sub to dst, at most maxTake (the subscriber is woken
+// again when more wait). gap reports that frames it had not taken left the ring: the caller
+// reads the store from its cursor.
+func (f *fanout) take(sub *subscriber, dst []*frame) (_ []*frame, gap bool) {
+	fd := sub.feed
+	fd.mu.Lock()
+	defer fd.mu.Unlock()
+	if sub.dropped {
+		return dst, false
+	}
+	if fd.head-sub.next > feedRing {
+		sub.next = fd.head
+		return dst, true
+	}
+	end := min(fd.head, sub.next+maxTake)
+	for i := sub.next; i < end; i++ {
+		dst = append(dst, fd.ring[i%feedRing])
+	}
+	sub.next = end
+	if end < fd.head {
+		select {
+		case sub.wake <- struct{}{}:
+		default:
+		}
+	}
+	return dst, false
 }
 
 // replayPage is how many stored events one store read returns while replaying.
@@ -145,6 +229,7 @@ type sseConn struct {
 	cursor   int64
 	terminal bool // the event at cursor is terminal
 	lag      []time.Time
+	take     []*frame // frames taken from the feed, reused
 }
 
 // stored appends the frames of stored events after the cursor. Events at or below the cursor
@@ -316,23 +401,24 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *Princip
 		case <-ovf:
 			s.slowConsumer(ctx, c, runID)
 			return
-		case f := <-sub.ch:
-			seen++
-			gap := !c.live(f)
-			// Take what else is queued now, so one flush carries many frames.
-		drain:
-			for i := 0; i < 255 && !gap && !ended(); i++ {
-				select {
-				case f = <-sub.ch:
-					gap = !c.live(f)
-				default:
-					break drain
+		case <-sub.wake:
+			var gap bool
+			c.take, gap = s.fan.take(sub, c.take[:0])
+			seen += len(c.take)
+			for _, f := range c.take {
+				if !c.live(f) {
+					gap = true
+					break
+				}
+				if ended() {
+					break
 				}
 			}
+			clear(c.take)
 			if err := c.flush(); err != nil {
 				return
 			}
-			if gap {
+			if gap && !ended() {
 				if err := c.catchUp(ctx, p.Org, runID); err != nil {
 					return
 				}

@@ -173,6 +173,7 @@ func TestSSEFollowHeartbeatAndShutdown(t *testing.T) {
 				}
 				return nil
 			}
+			f.Data = bytes.Clone(f.Data) // Data is valid only during the callback
 			frames = append(frames, f)
 			return nil
 		})
