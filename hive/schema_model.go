@@ -1,6 +1,7 @@
 package hive
 
 import (
+	"github.com/agentwire/agentwire/internal/schemabuild"
 	"regexp"
 	"slices"
 	"strconv"
@@ -686,7 +687,7 @@ func flattened(defs *jsonvalue.Object, name string) []member {
 		if required[m.Name] {
 			p = required0
 		}
-		out = append(out, member{name: m.Name, schema: m.Value, presence: p})
+		out = append(out, member{Name: m.Name, Schema: m.Value, Presence: p})
 	}
 	return out
 }
@@ -743,130 +744,29 @@ func taskDefs(defs *jsonvalue.Object) {
 // ---------------------------------------------------------------------------------------------
 // Building blocks.
 
-// presence says whether an object member must be present and whether it may be null.
-type presence int
+// The shared building blocks (package internal/schemabuild), under short local names.
+type member = schemabuild.Member
 
 const (
-	required0   presence = iota // required, not null
-	optional                    // may be absent or null (D3: null means absent)
-	defaulted                   // may be absent, never null (defaulted lists; HiveErrorDetailV1.message)
-	presenceRaw                 // optional, the schema used as is (already nullable where null is allowed)
+	required0   = schemabuild.Required
+	optional    = schemabuild.Optional
+	defaulted   = schemabuild.Defaulted
+	presenceRaw = schemabuild.Raw
+	strict      = schemabuild.Strict
+	lenient     = schemabuild.Lenient
 )
 
-// member is one property of an object schema.
-type member struct {
-	name     string
-	schema   any
-	presence presence
-}
-
-func req(name string, s any) member  { return member{name, s, required0} }
-func opt(name string, s any) member  { return member{name, s, optional} }
-func dflt(name string, s any) member { return member{name, s, defaulted} }
-
-// Strictness of an object schema (hive.md §0.4).
-const (
-	strict  = true
-	lenient = false
+var (
+	req      = schemabuild.Req
+	opt      = schemabuild.Opt
+	dflt     = schemabuild.Dflt
+	schema   = schemabuild.Schema
+	object   = schemabuild.Object
+	nullable = schemabuild.Nullable
+	ref      = schemabuild.Ref
+	refs     = schemabuild.Refs
+	str      = schemabuild.Str
 )
-
-// schema builds a schema object: `description` first (when not empty), then the pairs.
-func schema(description string, pairs ...any) *jsonvalue.Object {
-	o := jsonvalue.NewObject(len(pairs)/2 + 1)
-	if description != "" {
-		o.Set("description", description)
-	}
-	for i := 0; i < len(pairs); i += 2 {
-		o.Set(pairs[i].(string), pairs[i+1])
-	}
-	return o
-}
-
-// object builds an object schema: description, type, required (in member order), properties,
-// and `additionalProperties: false` when strict. Optional members accept null.
-func object(description string, isStrict bool, members ...member) *jsonvalue.Object {
-	o := schema(description, "type", "object")
-	required := []any{}
-	props := jsonvalue.NewObject(len(members))
-	for _, m := range members {
-		s := m.schema
-		switch m.presence {
-		case required0:
-			required = append(required, m.name)
-		case optional:
-			s = nullable(s)
-		}
-		props.Set(m.name, s)
-	}
-	if len(required) > 0 {
-		o.Set("required", required)
-	}
-	o.Set("properties", props)
-	if isStrict {
-		o.Set("additionalProperties", false)
-	}
-	return o
-}
-
-// nullable returns s admitting null as well: `type` gains "null" where that is exact, else the
-// schema becomes `anyOf: [s, {"type":"null"}]` (its description kept outside).
-func nullable(s any) any {
-	o, ok := s.(*jsonvalue.Object)
-	if !ok {
-		return s // `true` admits null already
-	}
-	if t, ok := o.Get("type"); ok && !o.Has("enum") && !o.Has("const") {
-		switch x := t.(type) {
-		case string:
-			if x == "null" {
-				return o
-			}
-			out := jsonvalue.NewObject(o.Len())
-			for _, m := range o.Members() {
-				if m.Name == "type" {
-					out.Set("type", []any{x, "null"})
-				} else {
-					out.Set(m.Name, m.Value)
-				}
-			}
-			return out
-		}
-	}
-	inner := jsonvalue.NewObject(o.Len())
-	desc := ""
-	for _, m := range o.Members() {
-		if m.Name == "description" {
-			desc = m.Value.(string)
-			continue
-		}
-		inner.Set(m.Name, m.Value)
-	}
-	alts := []any{inner, jsonvalue.ObjectOf("type", "null")}
-	if inner.Len() == 1 && inner.Has("anyOf") {
-		a, _ := inner.Get("anyOf")
-		alts = append(slices.Clone(a.([]any)), jsonvalue.ObjectOf("type", "null"))
-	}
-	return schema(desc, "anyOf", alts)
-}
-
-// ref is a reference to a definition, with an optional description.
-func ref(name, description string) *jsonvalue.Object {
-	o := jsonvalue.ObjectOf("$ref", "#/$defs/"+name)
-	if description != "" {
-		o.Set("description", description)
-	}
-	return o
-}
-
-func refs(names ...string) []any {
-	out := make([]any, len(names))
-	for i, n := range names {
-		out[i] = ref(n, "")
-	}
-	return out
-}
-
-func str(description string) *jsonvalue.Object { return schema(description, "type", "string") }
 
 func constant(v string) *jsonvalue.Object { return jsonvalue.ObjectOf("const", v) }
 

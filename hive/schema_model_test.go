@@ -1,10 +1,10 @@
 package hive_test
 
 import (
-	"bytes"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/agentwire/agentwire/internal/schematest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,7 +17,6 @@ import (
 	"github.com/agentwire/agentwire/hive"
 	"github.com/agentwire/agentwire/hive/registry"
 	"github.com/agentwire/agentwire/jsonvalue"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // hiveCorpusDir is the hive conformance corpus (conformance/hive/README.md).
@@ -115,60 +114,11 @@ func member[T any](o *jsonvalue.Object, name string) T {
 	return x
 }
 
-// compileDefs compiles the schema document doc (registered at url) and returns a lookup of its
-// definitions, compiled on first use ("" is the root).
-func compileDefs(t testing.TB, url string, doc *jsonvalue.Object) func(def string) *jsonschema.Schema {
-	t.Helper()
-	withDialect := jsonvalue.ObjectOf("$schema", "https://json-schema.org/draft/2020-12/schema")
-	for _, m := range doc.Members() {
-		withDialect.Set(m.Name, m.Value)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(url, schemaValue(t, withDialect)); err != nil {
-		t.Fatal(err)
-	}
-	compiled := map[string]*jsonschema.Schema{}
-	return func(def string) *jsonschema.Schema {
-		t.Helper()
-		if s, ok := compiled[def]; ok {
-			return s
-		}
-		loc := url
-		if def != "" {
-			loc += "#/$defs/" + def
-		}
-		s, err := c.Compile(loc)
-		if err != nil {
-			t.Fatalf("compile %s: %v", loc, err)
-		}
-		compiled[def] = s
-		return s
-	}
-}
-
-// schemaValue converts a value of the jsonvalue model to the schema library's value form.
-func schemaValue(t testing.TB, v any) any {
-	t.Helper()
-	b, err := jsonvalue.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return x
-}
-
-// schemaVerdict validates the JSON text doc (numbers kept exact) under s.
-func schemaVerdict(t testing.TB, s *jsonschema.Schema, doc []byte) error {
-	t.Helper()
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
-	if err != nil {
-		t.Fatalf("not JSON: %v", err)
-	}
-	return s.Validate(v)
-}
+var (
+	compileDefs   = schematest.CompileDefs
+	schemaValue   = schematest.Value
+	schemaVerdict = schematest.Verdict
+)
 
 // hiveDef returns the definition a corpus case is checked against: $defs/<Go type> for a hive
 // TYPE, the side's frame union for a bus frame decoded as one side, and "" for a leanctx TYPE.

@@ -2,6 +2,7 @@ package leanctx
 
 import (
 	"github.com/agentwire/agentwire/hive"
+	"github.com/agentwire/agentwire/internal/schemabuild"
 	"github.com/agentwire/agentwire/jsonvalue"
 )
 
@@ -228,116 +229,25 @@ func WireSchema() *jsonvalue.Object {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Building blocks (as in package hive's model).
+// Building blocks: package internal/schemabuild, shared with package hive's model.
 
-// member is one property of an object schema: required, optional (absent or null, D3) or
-// defaulted (absent, never null).
-type member struct {
-	name     string
-	schema   *jsonvalue.Object
-	presence int
-}
+type member = schemabuild.Member
 
 const (
-	required0 = iota
-	optional
-	defaulted
+	strict  = schemabuild.Strict
+	lenient = schemabuild.Lenient
 )
 
-func req(name string, s *jsonvalue.Object) member  { return member{name, s, required0} }
-func opt(name string, s *jsonvalue.Object) member  { return member{name, s, optional} }
-func dflt(name string, s *jsonvalue.Object) member { return member{name, s, defaulted} }
-
-// Strictness of an object schema (hive.md §0.4).
-const (
-	strict  = true
-	lenient = false
+var (
+	req    = schemabuild.Req
+	opt    = schemabuild.Opt
+	dflt   = schemabuild.Dflt
+	schema = schemabuild.Schema
+	object = schemabuild.Object
+	ref    = schemabuild.Ref
+	refs   = schemabuild.Refs
+	str    = schemabuild.Str
 )
-
-// schema builds a schema object: `description` first (when not empty), then the pairs.
-func schema(description string, pairs ...any) *jsonvalue.Object {
-	o := jsonvalue.NewObject(len(pairs)/2 + 1)
-	if description != "" {
-		o.Set("description", description)
-	}
-	for i := 0; i < len(pairs); i += 2 {
-		o.Set(pairs[i].(string), pairs[i+1])
-	}
-	return o
-}
-
-// object builds an object schema: description, type, required (in member order), properties,
-// and `additionalProperties: false` when strict. Optional members accept null.
-func object(description string, isStrict bool, members ...member) *jsonvalue.Object {
-	o := schema(description, "type", "object")
-	required := []any{}
-	props := jsonvalue.NewObject(len(members))
-	for _, m := range members {
-		s := m.schema
-		switch m.presence {
-		case required0:
-			required = append(required, m.name)
-		case optional:
-			s = nullable(s)
-		}
-		props.Set(m.name, s)
-	}
-	if len(required) > 0 {
-		o.Set("required", required)
-	}
-	o.Set("properties", props)
-	if isStrict {
-		o.Set("additionalProperties", false)
-	}
-	return o
-}
-
-// nullable returns s admitting null as well: a `type` gains "null", a reference becomes
-// `anyOf: [ref, {"type":"null"}]` (its description kept outside).
-func nullable(s *jsonvalue.Object) *jsonvalue.Object {
-	if t, ok := s.Get("type"); ok && !s.Has("enum") && !s.Has("const") {
-		if t == "null" {
-			return s
-		}
-		out := jsonvalue.NewObject(s.Len())
-		for _, m := range s.Members() {
-			if m.Name == "type" {
-				out.Set("type", []any{t, "null"})
-			} else {
-				out.Set(m.Name, m.Value)
-			}
-		}
-		return out
-	}
-	inner := jsonvalue.NewObject(s.Len())
-	desc := ""
-	for _, m := range s.Members() {
-		if m.Name == "description" {
-			desc = m.Value.(string)
-			continue
-		}
-		inner.Set(m.Name, m.Value)
-	}
-	return schema(desc, "anyOf", []any{inner, jsonvalue.ObjectOf("type", "null")})
-}
-
-func ref(name, description string) *jsonvalue.Object {
-	o := jsonvalue.ObjectOf("$ref", "#/$defs/"+name)
-	if description != "" {
-		o.Set("description", description)
-	}
-	return o
-}
-
-func refs(names ...string) []any {
-	out := make([]any, len(names))
-	for i, n := range names {
-		out[i] = ref(n, "")
-	}
-	return out
-}
-
-func str(description string) *jsonvalue.Object { return schema(description, "type", "string") }
 
 func enumSchema(description string, values []string) *jsonvalue.Object {
 	vals := make([]any, len(values))

@@ -1,9 +1,9 @@
 package leanctx_test
 
 import (
-	"bytes"
 	"encoding/hex"
 	"fmt"
+	"github.com/agentwire/agentwire/internal/schematest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,51 +111,10 @@ func loadCases(t testing.TB) []docCase {
 // compileDefs compiles the model and returns a lookup of its compiled definitions ("" is the
 // root).
 func compileDefs(t testing.TB) func(def string) *jsonschema.Schema {
-	t.Helper()
-	doc := jsonvalue.ObjectOf("$schema", "https://json-schema.org/draft/2020-12/schema")
-	for _, m := range leanctx.WireSchema().Members() {
-		doc.Set(m.Name, m.Value)
-	}
-	b, err := jsonvalue.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(modelURL, v); err != nil {
-		t.Fatal(err)
-	}
-	compiled := map[string]*jsonschema.Schema{}
-	return func(def string) *jsonschema.Schema {
-		t.Helper()
-		if s, ok := compiled[def]; ok {
-			return s
-		}
-		loc := modelURL
-		if def != "" {
-			loc += "#/$defs/" + def
-		}
-		s, err := c.Compile(loc)
-		if err != nil {
-			t.Fatalf("compile %s: %v", loc, err)
-		}
-		compiled[def] = s
-		return s
-	}
+	return schematest.CompileDefs(t, modelURL, leanctx.WireSchema())
 }
 
-// verdict validates the JSON text doc (numbers kept exact) under s.
-func verdict(t testing.TB, s *jsonschema.Schema, doc []byte) error {
-	t.Helper()
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
-	if err != nil {
-		t.Fatalf("not JSON: %v", err)
-	}
-	return s.Validate(v)
-}
+var verdict = schematest.Verdict
 
 // TestWireSchemaCorpus replays the leanctx document cases of the corpus against the model:
 // every document the codecs accept (registry.Check: decode, then Validate) is valid under
