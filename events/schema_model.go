@@ -1,6 +1,7 @@
 package events
 
 import (
+	"github.com/agentwire/agentwire/internal/schemabuild"
 	"github.com/agentwire/agentwire/jsonvalue"
 )
 
@@ -261,16 +262,7 @@ func req(name string, s *Object) member { return member{name: name, schema: s} }
 func opt(name string, s *Object) member { return member{name: name, schema: s, optional: true} }
 
 // schema builds a schema object: `description` first (when not empty), then the pairs.
-func schema(description string, pairs ...any) *Object {
-	o := jsonvalue.NewObject(len(pairs)/2 + 1)
-	if description != "" {
-		o.Set("description", description)
-	}
-	for i := 0; i < len(pairs); i += 2 {
-		o.Set(pairs[i].(string), pairs[i+1])
-	}
-	return o
-}
+var schema = schemabuild.Schema
 
 // object builds an open object schema: description, `allOf` of the extended definitions, type,
 // required (in member order), properties.

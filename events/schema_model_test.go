@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
+	"github.com/agentwire/agentwire/internal/schematest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -53,18 +54,7 @@ func compileModel(t testing.TB) modelSchemas {
 }
 
 // santhoshValue converts a value of the jsonvalue model to the schema library's value form.
-func santhoshValue(t testing.TB, v any) any {
-	t.Helper()
-	b, err := jsonvalue.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return x
-}
+var santhoshValue = schematest.Value
 
 // TestWireSchemaCorpus replays the events corpus against the model: documents the validator
 // accepts are valid under the schema; refusals of strictly parsed documents are refused by it,
