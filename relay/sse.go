@@ -229,7 +229,8 @@ type sseConn struct {
 	cursor   int64
 	terminal bool // the event at cursor is terminal
 	lag      []time.Time
-	take     []*frame // frames taken from the feed, reused
+	take     []*frame  // frames taken from the feed, reused
+	deadline time.Time // the write deadline last set
 }
 
 // stored appends the frames of stored events after the cursor. Events at or below the cursor
@@ -278,7 +279,12 @@ func (c *sseConn) flush() error {
 	if len(c.buf) == 0 {
 		return nil
 	}
-	_ = c.rc.SetWriteDeadline(time.Now().Add(c.s.cfg.WriteTimeout))
+	// The write deadline is moved only when less than 3/4 of WriteTimeout is left: a flush
+	// always has that long, and most flushes skip the timer update.
+	if now := time.Now(); c.deadline.Sub(now) < c.s.cfg.WriteTimeout*3/4 {
+		c.deadline = now.Add(c.s.cfg.WriteTimeout)
+		_ = c.rc.SetWriteDeadline(c.deadline)
+	}
 	_, err := c.w.Write(c.buf)
 	if err == nil {
 		err = c.rc.Flush()
