@@ -20,9 +20,12 @@
 // relay stores it as a checkpoint with a run's first batch, every relay.DefaultCheckpoint
 // events and with the terminal batch, not with every batch.
 //
-// BenchmarkSSELatency measures publish→SSE-deliver latency (p50, p99) with 100 subscribers on
-// one run while events are produced at a fixed rate (1,000 and 10,000 events/s) and posted over
-// HTTP; a 10-subscriber case at 10,000 events/s separates the rate from the fan-out. An op is
-// one published event; `resumes` counts subscribers cut by the slow-consumer policy (relay.md
-// §3) that resumed from their last id.
+// BenchmarkSSELatency measures publish→SSE-deliver latency (p50, p99) while events are
+// produced at a fixed total rate and posted over HTTP: one run with 100 subscribers at 1,000 and
+// 10,000 events/s (the latter is 1,000,000 deliveries/s), one run with 10 subscribers at 10,000
+// events/s (the rate without the fan-out), and 100 runs with one subscriber each at 10,000
+// events/s in total. An op is one published event; `resumes` counts subscribers cut by the
+// slow-consumer policy (relay.md §3) that resumed from their last id; post-p50/p99 are the
+// producers' POST round trips. Subscribers run in the same process (they share the two cores
+// with the relay and the producers).
 package bench

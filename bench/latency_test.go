@@ -15,60 +15,83 @@ import (
 	"github.com/agentwire/agentwire/relay"
 )
 
-// latencyCases are BenchmarkSSELatency's (subscribers, fixed publish rate in events/s); the
-// last one shows the 10k events/s rate without the 100-way fan-out.
-var latencyCases = []struct{ subscribers, rate int }{{100, 1000}, {100, 10000}, {10, 10000}}
+// latencyCases are BenchmarkSSELatency's shapes: runs followed at once, SSE subscribers per
+// run, and the fixed total publish rate in events/s (split evenly over the runs).
+//
+//   - 1 run × 100 subscribers at 1,000 and 10,000 events/s: the issue's fan-out (at 10,000
+//     events/s that is 1,000,000 deliveries/s, all on this machine's two cores, subscribers
+//     included);
+//   - 1 run × 10 subscribers at 10,000 events/s: the rate without the 100-way fan-out;
+//   - 100 runs × 1 subscriber at 10,000 events/s in total: 100 subscribers each following its
+//     own run (one agent UI per run), 10,000 deliveries/s.
+var latencyCases = []struct{ runs, subscribers, rate int }{
+	{1, 100, 1000}, {1, 100, 10000}, {1, 10, 10000}, {100, 1, 10000},
+}
 
-// BenchmarkSSELatency produces b.N events for one run at a fixed rate and publishes them with
-// NDJSON POSTs over loopback HTTP while 100 SSE subscribers follow the run, and reports the
-// publish→deliver latency of every (event, subscriber) pair: from the event's production
-// instant to the subscriber having parsed its frame. Subscribers cut for
-// falling behind (relay.md §3) resume from their last id and count in `resumes`.
+// BenchmarkSSELatency produces b.N events at a fixed total rate, spread over the runs, posts
+// them with NDJSON POSTs over loopback HTTP (each run's producer posts, in order, whatever it
+// has produced and not yet posted, one request at a time, since each answer waits for its
+// durable commit) while SSE subscribers follow the runs, and reports the publish→deliver
+// latency of every (event, subscriber) pair: from the event's production instant (so the
+// producer's buffering while a post is in flight counts) to the subscriber having parsed its
+// frame. Subscribers cut for falling behind (relay.md §3) resume from their last id and count
+// in `resumes`. post-p50/p99 are the POST round trips.
 func BenchmarkSSELatency(b *testing.B) {
 	for _, c := range latencyCases {
-		b.Run(fmt.Sprintf("subscribers=%d/rate=%d", c.subscribers, c.rate), func(b *testing.B) {
-			benchLatency(b, c.subscribers, c.rate)
+		b.Run(fmt.Sprintf("runs=%d/subscribers=%d/rate=%d", c.runs, c.subscribers, c.rate), func(b *testing.B) {
+			benchLatency(b, c.runs, c.subscribers, c.rate)
 		})
 	}
 }
 
-func benchLatency(b *testing.B, subscribers, rate int) {
+// latencyRun is one run of the latency bench: its events and their production instants.
+type latencyRun struct {
+	id    string
+	lines [][]byte
+	sent  []atomic.Int64 // unix nanos when event seq was produced (index seq)
+}
+
+func benchLatency(b *testing.B, runs, subscribers, rate int) {
 	srv, closeRelay := newRelay(b)
 	defer closeRelay()
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	tr := &http.Transport{MaxIdleConnsPerHost: subscribers + 4, ReadBufferSize: 64 << 10}
+	tr := &http.Transport{MaxIdleConnsPerHost: runs*subscribers + runs + 4, ReadBufferSize: 64 << 10}
 	defer tr.CloseIdleConnections()
 	client := &relay.Client{BaseURL: ts.URL, HTTP: &http.Client{Transport: tr}}
 
-	total := b.N + 2 // run.started and message.started come first, untimed
-	w := &writerState{id: 0}
-	run, lines := w.batch(min(total, runLength))
-	for len(lines) < total { // long benches: keep appending deltas to the same run
-		lines = append(lines, eventLine(nil, run, int64(len(lines)+1)))
+	perRun := (b.N + runs - 1) / runs
+	rs := make([]*latencyRun, runs)
+	for i := range rs {
+		total := perRun + 2 // run.started and message.started come first, untimed
+		w := &writerState{id: i}
+		id, lines := w.batch(min(total, runLength))
+		for len(lines) < total { // long benches: keep appending deltas to the same run
+			lines = append(lines, eventLine(nil, id, int64(len(lines)+1)))
+		}
+		if _, e := srv.Append(ctx, relay.LocalOrg, id, lines[:2]); e != nil {
+			b.Fatal(e)
+		}
+		rs[i] = &latencyRun{id: id, lines: lines, sent: make([]atomic.Int64, total+1)}
 	}
-	if _, e := srv.Append(ctx, relay.LocalOrg, run, lines[:2]); e != nil {
-		b.Fatal(e)
-	}
-	sent := make([]atomic.Int64, total+1) // unix nanos when event seq was produced
-	posts := 0
-	var postDur []time.Duration
 
 	var resumes atomic.Int64
-	samples := make([][]time.Duration, subscribers)
+	samples := make([][]time.Duration, runs*subscribers)
 	var ready, done sync.WaitGroup
-	for i := range subscribers {
+	for i := range runs * subscribers {
+		r := rs[i/subscribers]
+		total := len(r.lines)
 		ready.Add(1)
 		done.Add(1)
 		go func() {
 			defer done.Done()
 			cursor := ""
 			first := true
-			lat := make([]time.Duration, 0, b.N)
+			lat := make([]time.Duration, 0, perRun)
 			for {
-				err := client.Stream(ctx, run, relay.StreamOptions{LastEventID: cursor, Follow: true}, func(f relay.SSEFrame) error {
+				err := client.Stream(ctx, r.id, relay.StreamOptions{LastEventID: cursor, Follow: true}, func(f relay.SSEFrame) error {
 					if f.Comment != "" {
 						return nil
 					}
@@ -79,7 +102,7 @@ func benchLatency(b *testing.B, subscribers, rate int) {
 						ready.Done()
 					}
 					if seq > 2 {
-						if at := sent[seq].Load(); at != 0 {
+						if at := r.sent[seq].Load(); at != 0 {
 							lat = append(lat, time.Duration(time.Now().UnixNano()-at))
 						}
 					}
@@ -98,32 +121,52 @@ func benchLatency(b *testing.B, subscribers, rate int) {
 	}
 	ready.Wait()
 
-	// Event seq is produced at start + (seq-3)/rate. One run's events must be posted in
-	// order, one request at a time, and each answer waits for its durable commit; so the
-	// publisher posts whatever has been produced and not yet posted, like a buffering producer.
-	// Latency counts from the production instant, so it includes that buffering.
-	interval := time.Second / time.Duration(rate)
+	// In run r, event seq is produced at start + offset_r + (seq-3)/runRate, the runs' offsets
+	// spreading their events evenly over each interval.
+	interval := time.Second * time.Duration(runs) / time.Duration(rate)
+	var postMu sync.Mutex
+	var postDur []time.Duration
+	posts := 0
+	var producers sync.WaitGroup
+	errs := make(chan error, runs)
 	b.ResetTimer()
 	start := time.Now()
-	for i := 2; i < total; {
-		produced := 2 + int(time.Since(start)/interval) + 1
-		if produced <= i {
-			time.Sleep(time.Until(start.Add(time.Duration(i-2) * interval)))
-			continue
-		}
-		end := min(produced, total)
-		for s := i + 1; s <= end; s++ {
-			sent[s].Store(start.Add(time.Duration(s-3) * interval).UnixNano())
-		}
-		t0 := time.Now()
-		if _, err := client.Append(ctx, run, relay.MediaNDJSON, joinLines(lines[i:end])); err != nil {
-			b.Fatal(err)
-		}
-		postDur = append(postDur, time.Since(t0))
-		posts++
-		i = end
+	for ri, r := range rs {
+		offset := interval * time.Duration(ri) / time.Duration(runs)
+		producers.Go(func() {
+			t0 := start.Add(offset)
+			total := len(r.lines)
+			var mine []time.Duration
+			for i := 2; i < total; {
+				produced := 2 + int(time.Since(t0)/interval) + 1
+				if produced <= i {
+					time.Sleep(time.Until(t0.Add(time.Duration(i-2) * interval)))
+					continue
+				}
+				end := min(produced, total)
+				for s := i + 1; s <= end; s++ {
+					r.sent[s].Store(t0.Add(time.Duration(s-3) * interval).UnixNano())
+				}
+				p0 := time.Now()
+				if _, err := client.Append(ctx, r.id, relay.MediaNDJSON, joinLines(r.lines[i:end])); err != nil {
+					errs <- err
+					return
+				}
+				mine = append(mine, time.Since(p0))
+				i = end
+			}
+			postMu.Lock()
+			postDur = append(postDur, mine...)
+			posts += len(mine)
+			postMu.Unlock()
+		})
 	}
+	producers.Wait()
 	publishTime := time.Since(start)
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
 	waitDone := make(chan struct{})
 	go func() { done.Wait(); close(waitDone) }()
 	select {
@@ -136,22 +179,23 @@ func benchLatency(b *testing.B, subscribers, rate int) {
 	for _, s := range samples {
 		all = append(all, s...)
 	}
-	slices.Sort(all)
-	if len(all) == 0 {
+	if len(all) == 0 || len(postDur) == 0 {
 		b.Fatal("no samples")
 	}
-	pct := func(p float64) float64 {
-		return float64(all[min(int(p*float64(len(all))), len(all)-1)].Microseconds()) / 1000
+	ms := func(d []time.Duration, p float64) float64 {
+		return float64(d[min(int(p*float64(len(d))), len(d)-1)].Microseconds()) / 1000
 	}
+	slices.Sort(all)
 	slices.Sort(postDur)
-	b.ReportMetric(float64(postDur[len(postDur)/2].Microseconds())/1000, "post-p50-ms")
-	b.ReportMetric(float64(postDur[len(postDur)*99/100].Microseconds())/1000, "post-p99-ms")
-	b.ReportMetric(pct(0.50), "p50-ms")
-	b.ReportMetric(pct(0.99), "p99-ms")
-	b.ReportMetric(float64(b.N)/publishTime.Seconds(), "published/s")
+	published := perRun * runs
+	b.ReportMetric(ms(all, 0.50), "p50-ms")
+	b.ReportMetric(ms(all, 0.99), "p99-ms")
+	b.ReportMetric(ms(postDur, 0.50), "post-p50-ms")
+	b.ReportMetric(ms(postDur, 0.99), "post-p99-ms")
+	b.ReportMetric(float64(published)/publishTime.Seconds(), "published/s")
 	b.ReportMetric(float64(len(all))/b.Elapsed().Seconds(), "deliveries/s")
 	b.ReportMetric(float64(resumes.Load()), "resumes")
-	b.ReportMetric(float64(b.N)/float64(posts), "events/post")
+	b.ReportMetric(float64(published)/float64(posts), "events/post")
 }
 
 var errDone = fmt.Errorf("done")
