@@ -130,6 +130,7 @@ func benchLatency(b *testing.B, runs, subscribers, rate int) {
 	var producers sync.WaitGroup
 	errs := make(chan error, runs)
 	b.ResetTimer()
+	cpu0, cpuOK := processCPU()
 	start := time.Now()
 	for ri, r := range rs {
 		offset := interval * time.Duration(ri) / time.Duration(runs)
@@ -175,6 +176,7 @@ func benchLatency(b *testing.B, runs, subscribers, rate int) {
 		b.Fatal("subscribers did not receive every event")
 	}
 	b.StopTimer()
+	cpu1, _ := processCPU()
 	var all []time.Duration
 	for _, s := range samples {
 		all = append(all, s...)
@@ -195,6 +197,11 @@ func benchLatency(b *testing.B, runs, subscribers, rate int) {
 	b.ReportMetric(float64(published)/publishTime.Seconds(), "published/s")
 	b.ReportMetric(float64(len(all))/b.Elapsed().Seconds(), "deliveries/s")
 	b.ReportMetric(float64(resumes.Load()), "resumes")
+	if cpuOK {
+		// CPU of the whole process (relay, producers and subscribers) per delivered frame:
+		// unlike the latencies it hardly moves with the machine's other load.
+		b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/float64(len(all)), "cpu-ns/delivery")
+	}
 	b.ReportMetric(float64(published)/float64(posts), "events/post")
 }
 

@@ -348,6 +348,10 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *Princip
 	h.Set("Content-Type", MediaSSE)
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
+	// No chunked framing (net/http then closes the connection after the stream, as the SSE
+	// specification recommends): each flush is one write of the frames, instead of a chunk
+	// header, the frames and a separate 2-byte chunk trailer, so a subscriber wakes up once.
+	h.Set("Transfer-Encoding", "identity")
 	w.WriteHeader(http.StatusOK)
 	s.metrics.subscribers.Inc()
 	defer s.metrics.subscribers.Dec()

@@ -253,3 +253,34 @@ func TestReadSSE(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// An SSE response is not chunked: its frames are the raw body, and the connection closes after
+// the stream (so one flush is one write and one wake-up of the subscriber).
+func TestSSEIsNotChunked(t *testing.T) {
+	h := newHarness(t)
+	const run = "plain"
+	lines := synthLines(t, 5, 2, run)
+	h.postOK(run, lines...)
+	req, err := http.NewRequestWithContext(t.Context(), "GET", h.http.URL+"/v1/runs/"+run+"/events", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", relay.MediaSSE)
+	resp, err := h.http.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if len(resp.TransferEncoding) != 0 || !resp.Close || resp.ContentLength != -1 {
+		t.Fatalf("transfer encoding %q, close %v, length %d", resp.TransferEncoding, resp.Close, resp.ContentLength)
+	}
+	n := 0
+	if err := relay.ReadSSE(resp.Body, func(f relay.SSEFrame) error {
+		if f.Comment == "" {
+			n++
+		}
+		return nil
+	}); err != nil || n != len(lines) {
+		t.Fatalf("%d frames, %v", n, err)
+	}
+}
