@@ -34,7 +34,8 @@ func fuzzServer(f *testing.F) *Server {
 // the frames: the handler does not panic; everything it queues is a service frame a client
 // decodes (hive.DecodeBusFrame AtClient) or a close; an `error` frame carries a known code; a
 // protocol violation (a first frame that is not a valid hello of this instance) ends the socket
-// with error then close 1008; and the store's seq stays gap-free whatever was stored.
+// with error then close 1008; and the store's seq stays gap-free over messages and publishes
+// whatever was stored.
 func FuzzBusFrames(f *testing.F) {
 	hello := `{"t":"hello","instance_id":"local","agents":[{"agent_id":"claude-3e","role":"coder","channels":["org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general"]}],"cursors":{"org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general":0}}`
 	msg := `{"t":"message","client_msg_id":"01JBMSG7Q3","network":{"kind":"org","channel":"org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general"},"type":"question","from":"claude-3e","body":{"text":"Which retry budget does payments use?"}}`
@@ -43,6 +44,10 @@ func FuzzBusFrames(f *testing.F) {
 	f.Add([]byte(hello + "\n" + `{"t":"message.receipt","gid":"g-1","by":"claude-3e","state":"read"}` + "\n" + `{"t":"hologram"}`))
 	f.Add([]byte(`{"t":"hello","instance_id":"inst_x","agents":[]}`))
 	f.Add([]byte(hello + "\n" + strings.Replace(msg, `"type":"question"`, `"type":"answer","reply_to":"nope"`, 1)))
+	publish := `{"t":"publish","client_msg_id":"01JBPUB1","channel":"org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general","from":"claude-3e","kind":"status","priority":"high","privacy":"team","body":{"step":3}}`
+	f.Add([]byte(hello + "\n" + publish + "\n" + msg + "\n" + publish))
+	f.Add([]byte(hello + "\n" + strings.Replace(publish, `"privacy":"team"`, `"privacy":"private","to":"claude-3e"`, 1)))
+	f.Add([]byte(hello + "\n" + strings.Replace(publish, `"body":{"step":3}`, `"body":null,"x":1`, 1)))
 	s := fuzzServer(f)
 	ctx := context.Background()
 	stream := store.OrgStream(LocalOrg, "org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general")
@@ -102,13 +107,13 @@ func FuzzBusFrames(f *testing.F) {
 		if closing && (len(out) < 2 || out[len(out)-1].close == nil || out[len(out)-1].close.code != 1008 && out[len(out)-1].close.code != 1003) {
 			t.Fatalf("violation without error+close: %+v", out)
 		}
-		msgs, err := s.store.ReadMessages(ctx, stream, store.ReadQuery{Limit: 1 << 20})
+		entries, err := s.store.ReadStream(ctx, stream, store.ReadQuery{Limit: 1 << 20})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, m := range msgs {
-			if m.Seq != int64(i+1) {
-				t.Fatalf("seq %d at %d", m.Seq, i)
+		for i, e := range entries {
+			if e.Seq != int64(i+1) {
+				t.Fatalf("seq %d at %d", e.Seq, i)
 			}
 		}
 	})

@@ -609,7 +609,8 @@ func (s *Server) handleListMessages(w http.ResponseWriter, r *http.Request, p *P
 }
 
 // handleCatchUp serves GET /v1/bus/channels/{channel}/events (hive.md §4.1): the caller's
-// visible `message.deliver` and `task.event` frames of an org channel with seq > after_seq.
+// visible `message.deliver`, `deliver` and `task.event` frames of an org channel with seq >
+// after_seq.
 func (s *Server) handleCatchUp(w http.ResponseWriter, r *http.Request, p *Principal) {
 	channel := r.PathValue("channel")
 	bad := func(field, msg string) {
@@ -649,7 +650,7 @@ func (s *Server) handleCatchUp(w http.ResponseWriter, r *http.Request, p *Princi
 	}
 	stream := store.OrgStream(p.Org, channel)
 	entries, err := s.store.ReadStream(r.Context(), stream, store.ReadQuery{
-		After: after, Limit: limit + 1, Viewer: &store.Viewer{Org: p.Org, Instance: p.InstanceID},
+		After: after, Limit: limit + 1, Viewer: s.catchUpViewer(p, channel),
 	})
 	if err != nil {
 		writeBusError(w, s.busStoreErr(r.Context(), "read stream", err))
@@ -676,6 +677,9 @@ func (s *Server) entryFrame(e store.StreamEntry, p *Principal) (hive.BusFrameV1,
 	if e.Task != nil {
 		ev, err := taskEvent(*e.Task)
 		return hive.FrameTaskEvent{Event: ev}, err
+	}
+	if e.Publish != nil {
+		return deliverFrame(e.Publish)
 	}
 	d, err := s.delivery(*e.Message, p)
 	return hive.FrameMessageDeliver{Delivery: d}, err

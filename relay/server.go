@@ -28,6 +28,12 @@
 //     every commit notification, so deliveries come in seq order and never back to the sending
 //     socket (S10). Receipts from an announced recipient agent (S16) reach the sender's sockets
 //     as `message.status`, one per newly applied state.
+//   - `publish` (bus_publish.go): validated (§4.4), H5 on `from`, H6 on `channel`, stored on
+//     the channel's one gap-free counter shared with `message.deliver` and `task.event`, answered
+//     `published` (the original's for a resent client_msg_id, S9) and delivered as `deliver` to
+//     every other socket following the channel (S10); a `private` one only to sockets, and in
+//     catch-up instances, that announced its `to` on the channel. Retention as an org message
+//     of the plan (S11). Catch-up and hello-cursor replay include `deliver` frames in seq order.
 //   - A sweeper (Config.SweepInterval) deletes expired messages and envelopes and turns each org
 //     question past its deadline without a settling answer into one task proposal, announced as
 //     a `task.event` on its channel and listed by GET /v1/admin/task-proposals (S13).

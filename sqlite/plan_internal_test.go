@@ -24,6 +24,9 @@ var wantIndex = map[string]string{
 	"m.client_msg_id = ?":                 "(sender_org=? AND sender_instance=? AND client_msg_id=?)",
 	"AND seq > ? AND stored_at >= ?":      "envelopes_by_org (org=? AND seq>?)",
 	"WHERE m.stream = ? AND m.seq > ?":    "(stream=? AND",
+	"expires_at <= ?1 AND expires_at > 0": "bus_publishes_by_expiry",
+	"p.client_msg_id = ?":                 "(sender_org=? AND sender_instance=? AND client_msg_id=?)",
+	"WHERE p.stream = ? AND p.seq > ?":    "(stream=? AND seq>?)",
 }
 
 // TestQueryPlans: every hot statement of the bus and notification lanes finds its rows through
@@ -38,6 +41,10 @@ func TestQueryPlans(t *testing.T) {
 	}
 	for _, rq := range []store.ReadQuery{{}, {ThreadID: "t"}, {Viewer: &store.Viewer{Org: "o", Instance: "i"}}} {
 		q, _ := messageQuery(1, rq, 0, 10)
+		queries[q] = q
+	}
+	for _, rq := range []store.ReadQuery{{}, {Viewer: &store.Viewer{Org: "o", Instance: "i"}}, {Viewer: &store.Viewer{Org: "o", Instance: "i", Agents: []string{"a", "b"}}}} {
+		q, _ := publishQuery(1, rq, 0)
 		queries[q] = q
 	}
 	for _, q := range []string{qStreamRow, qMessageByGID, qStreamTasks, qDueQuestions, qListProposals, qReadEnvelopes, qLastEnvelope} {
