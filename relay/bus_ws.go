@@ -135,7 +135,8 @@ func (s *Server) handleBusSocket(w http.ResponseWriter, r *http.Request, p *Prin
 	s.metrics.busSockets.Dec()
 }
 
-// teardown unfollows every stream and withdraws the socket's announcements.
+// teardown unfollows every stream, withdraws the socket's announcements and announces its
+// agents offline (bus_presence.go).
 func (sock *busSocket) teardown() {
 	s := sock.s
 	sock.mu.Lock()
@@ -146,6 +147,7 @@ func (sock *busSocket) teardown() {
 	sock.follows = map[store.StreamKey]*follow{}
 	s.bus.setAnnouncements(sock.p.Org, sock.p.InstanceID, sock.pairs, nil, s.now())
 	sock.pairs = nil
+	sock.presenceGone(sock.agents)
 	s.bus.removeSocket(sock)
 }
 
@@ -290,6 +292,8 @@ func (sock *busSocket) handle(data []byte) bool {
 		sock.ackFrame(&f)
 	case hive.FramePublish:
 		sock.publishFrame(&f)
+	case hive.FramePresence:
+		sock.presenceFrame(&f)
 	default:
 		sock.sendError(nil, newBusError(hive.HiveErrorCodeInvalidRequest, "t", "", f.Tag()+MsgFrameNotRelayed))
 	}
@@ -358,7 +362,9 @@ func (sock *busSocket) hello(f *hive.FrameHello, first bool) bool {
 		}
 	}
 	s.bus.setAnnouncements(sock.p.Org, sock.p.InstanceID, sock.pairs, pairs, now)
+	gone := sock.agents
 	sock.agents, sock.pairs = agents, pairs
+	sock.presenceGone(gone)
 	if !sock.helloed {
 		sock.helloed = true
 		s.bus.register(sock)

@@ -48,6 +48,7 @@ func FuzzBusFrames(f *testing.F) {
 	f.Add([]byte(hello + "\n" + publish + "\n" + msg + "\n" + publish))
 	f.Add([]byte(hello + "\n" + strings.Replace(publish, `"privacy":"team"`, `"privacy":"private","to":"claude-3e"`, 1)))
 	f.Add([]byte(hello + "\n" + strings.Replace(publish, `"body":{"step":3}`, `"body":null,"x":1`, 1)))
+	f.Add([]byte(hello + "\n" + `{"t":"presence","agent_id":"claude-3e","state":"online","profile":{"display_name":"C","roles":["coder"]}}` + "\n" + `{"t":"presence","agent_id":"x","state":"idle"}`))
 	s := fuzzServer(f)
 	ctx := context.Background()
 	stream := store.OrgStream(LocalOrg, "org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general")

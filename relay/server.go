@@ -34,6 +34,11 @@
 //     every other socket following the channel (S10); a `private` one only to sockets, and in
 //     catch-up instances, that announced its `to` on the channel. Retention as an org message
 //     of the plan (S11). Catch-up and hello-cursor replay include `deliver` frames in seq order.
+//   - `presence` (bus_presence.go): H5 on `agent_id`; one `presence_update` per vault of the
+//     agent's channels to every other socket following a channel of that vault in the org.
+//     Presence is live only: not sequenced, not stored, not replayed. A closing socket (or a
+//     hello that drops an agent) announces its agents `offline` unless another socket of the
+//     instance still announces them in the vault.
 //   - A sweeper (Config.SweepInterval) deletes expired messages and envelopes and turns each org
 //     question past its deadline without a settling answer into one task proposal, announced as
 //     a `task.event` on its channel and listed by GET /v1/admin/task-proposals (S13).
