@@ -253,8 +253,12 @@ func frameField(msg string) string {
 	return ""
 }
 
-// sweepBusFrames is the sweeper's part for the bus frames: expired publishes are deleted.
+// sweepBusFrames is the sweeper's part for the bus frames: expired publishes and handoffs are
+// deleted.
 func (s *Server) sweepBusFrames(ctx context.Context, now time.Time) error {
+	if err := s.sweepHandoffs(ctx, now); err != nil {
+		return err
+	}
 	for {
 		n, err := s.store.ExpirePublishes(ctx, now, sweepBatch)
 		if err != nil {

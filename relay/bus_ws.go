@@ -244,13 +244,18 @@ func (sock *busSocket) handle(data []byte) bool {
 		}
 	}
 	if err != nil {
-		var cmid *string
-		if tag, _ := peekMember(data, "t"); tag == hive.TagMessage || tag == hive.TagPublish {
+		var cmid, hid *string
+		switch tag, _ := peekMember(data, "t"); tag {
+		case hive.TagMessage, hive.TagPublish:
 			if id, ok := peekMember(data, "client_msg_id"); ok {
 				cmid = &id
 			}
+		case hive.TagHandoffOffer, hive.TagHandoffAck, hive.TagHandoffReject:
+			if id, ok := peekMember(data, "handoff_id"); ok {
+				hid = &id
+			}
 		}
-		sock.sendError(cmid, validationError(err)) // S1; unknown and wrong-direction tags keep the socket open
+		sock.sendFrameError(cmid, hid, validationError(err)) // S1; unknown and wrong-direction tags keep the socket open
 		return false
 	}
 	switch f := f.(type) {
@@ -294,6 +299,12 @@ func (sock *busSocket) handle(data []byte) bool {
 		sock.publishFrame(&f)
 	case hive.FramePresence:
 		sock.presenceFrame(&f)
+	case hive.FrameHandoffOffer:
+		sock.handoffOffer(&f)
+	case hive.FrameHandoffAck:
+		sock.handoffReply(f.HandoffID, f.By, store.HandoffAcked, f)
+	case hive.FrameHandoffReject:
+		sock.handoffReply(f.HandoffID, f.By, store.HandoffRejected, f)
 	default:
 		sock.sendError(nil, newBusError(hive.HiveErrorCodeInvalidRequest, "t", "", f.Tag()+MsgFrameNotRelayed))
 	}
@@ -406,6 +417,7 @@ func (sock *busSocket) hello(f *hive.FrameHello, first bool) bool {
 		sock.follows[k] = fl
 	}
 	sock.markDirty(store.StreamKey{}) // catch up with anything committed during the replay
+	sock.handoffsOnHello()            // redeliver the pending offers to the announced agents
 	return false
 }
 

@@ -49,6 +49,8 @@ func FuzzBusFrames(f *testing.F) {
 	f.Add([]byte(hello + "\n" + strings.Replace(publish, `"privacy":"team"`, `"privacy":"private","to":"claude-3e"`, 1)))
 	f.Add([]byte(hello + "\n" + strings.Replace(publish, `"body":{"step":3}`, `"body":null,"x":1`, 1)))
 	f.Add([]byte(hello + "\n" + `{"t":"presence","agent_id":"claude-3e","state":"online","profile":{"display_name":"C","roles":["coder"]}}` + "\n" + `{"t":"presence","agent_id":"x","state":"idle"}`))
+	f.Add([]byte(hello + "\n" + `{"t":"handoff.offer","handoff_id":"h-7","channel":"org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general","from":"claude-3e","to":"codex-85","bundle_ref":"bundle-7","deadline":"2026-10-20T18:00:00Z"}` +
+		"\n" + `{"t":"handoff.ack","handoff_id":"h-7","by":"claude-3e"}` + "\n" + `{"t":"handoff.reject","handoff_id":"h-7","by":"claude-3e","reason":"no"}`))
 	s := fuzzServer(f)
 	ctx := context.Background()
 	stream := store.OrgStream(LocalOrg, "org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general")

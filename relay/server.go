@@ -39,6 +39,15 @@
 //     Presence is live only: not sequenced, not stored, not replayed. A closing socket (or a
 //     hello that drops an agent) announces its agents `offline` unless another socket of the
 //     instance still announces them in the vault.
+//   - Handoffs (bus_handoff.go): `handoff.offer` (H5 `from`, H6 `channel`, deadline after
+//     server_time and ≤ 168 h ahead) is bound like a direct message (S7: the one other instance
+//     that announced `to` in the vault within 24 h), stored per (org, handoff_id), relayed to
+//     the bound instance's sockets announcing `to`, and redelivered after each of its hellos
+//     announcing `to` until the deadline, when it lapses. `handoff.ack`/`handoff.reject` (H5
+//     `by`) from the bound recipient settle it once (else 404 not_found or 409 invalid_state,
+//     field `handoff_id`) and are relayed to the offering instance's sockets announcing `from`.
+//     Error frames of handoff frames carry `handoff_id`. A `message` of type handoff binds
+//     nothing (S19).
 //   - A sweeper (Config.SweepInterval) deletes expired messages and envelopes and turns each org
 //     question past its deadline without a settling answer into one task proposal, announced as
 //     a `task.event` on its channel and listed by GET /v1/admin/task-proposals (S13).

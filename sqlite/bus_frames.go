@@ -42,10 +42,20 @@ func (r *pubRow) publish() store.StoredPublish {
 // frameStmts are the writer's statements of the bus frames; they are part of busStmts.
 type frameStmts struct {
 	pubByClient, delPublish, insPublish, expirePublishes *sql.Stmt
+	hoByKey, delHandoff, insHandoff, settleHandoff       *sql.Stmt
+	expireHandoffs                                       *sql.Stmt
 }
 
 func (f *frameStmts) defs() []stmtDef {
 	return []stmtDef{
+		{&f.hoByKey, `SELECT ` + hoCols + ` FROM bus_handoffs h WHERE h.org = ? AND h.handoff_id = ?`},
+		{&f.delHandoff, `DELETE FROM bus_handoffs WHERE id = ?`},
+		{&f.insHandoff, `INSERT INTO bus_handoffs (org, handoff_id, channel, from_instance, from_agent, to_instance, to_agent, state,
+			deadline, created_at, settled_at, expires_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 0, ?, ?)`},
+		// The compare-and-set of a settlement: only from offered, only before the deadline.
+		{&f.settleHandoff, `UPDATE bus_handoffs SET state = ?, settled_at = ? WHERE id = ? AND state = 0 AND deadline > ?`},
+		{&f.expireHandoffs, `DELETE FROM bus_handoffs WHERE id IN (SELECT id FROM bus_handoffs
+			WHERE expires_at <= ?1 AND expires_at > 0 ORDER BY expires_at, id LIMIT ?2)`},
 		{&f.pubByClient, `SELECT ` + pubCols + `, ` + streamCols + ` FROM bus_publishes p JOIN bus_streams s ON s.id = p.stream
 			WHERE p.sender_org = ? AND p.sender_instance = ? AND p.client_msg_id = ?`},
 		{&f.delPublish, `DELETE FROM bus_publishes WHERE id = ?`},
@@ -242,4 +252,249 @@ func mergeEntries(msgs []store.StoredMessage, tasks []store.TaskProposal, pubs [
 		}
 	}
 	return out
+}
+
+// hoCols are the bus_handoffs columns of a hoRow, in its order.
+const hoCols = `h.id, h.org, h.handoff_id, h.channel, h.from_instance, h.from_agent, h.to_instance, h.to_agent, h.state,
+	h.deadline, h.created_at, h.settled_at, h.expires_at, h.data`
+
+// hoRow is one scanned bus_handoffs row.
+type hoRow struct {
+	id                                  int64
+	h                                   store.Handoff
+	state                               int
+	deadline, created, settled, expires int64
+}
+
+func (r *hoRow) dest() []any {
+	h := &r.h
+	return []any{&r.id, &h.Org, &h.HandoffID, &h.Channel, &h.FromInstance, &h.From, &h.ToInstance, &h.To, &r.state,
+		&r.deadline, &r.created, &r.settled, &r.expires, &h.Data}
+}
+
+// handoffStates are the stored states by number.
+var handoffStates = [...]string{0: store.HandoffOffered, 1: store.HandoffAcked, 2: store.HandoffRejected}
+
+func (r *hoRow) handoff() store.Handoff {
+	if r.state >= 0 && r.state < len(handoffStates) {
+		r.h.State = handoffStates[r.state]
+	}
+	r.h.Deadline, r.h.CreatedAt, r.h.SettledAt, r.h.ExpiresAt = fromNanos(r.deadline), fromNanos(r.created), fromNanos(r.settled), fromNanos(r.expires)
+	return r.h
+}
+
+// handoffByKey reads (org, handoffID) inside the write transaction; ok is false when there is
+// none or it expired (an expired row is deleted, so its handoff_id is free again).
+func (w *writer) handoffByKey(ctx context.Context, org, handoffID string, now int64) (hoRow, bool, error) {
+	var r hoRow
+	err := w.bus.frames.hoByKey.QueryRowContext(ctx, org, handoffID).Scan(r.dest()...)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return r, false, nil
+	case err != nil:
+		return r, false, fmt.Errorf("sqlite: read handoff: %w", err)
+	case visible(r.expires, now):
+		return r, true, nil
+	}
+	if _, err := w.bus.frames.delHandoff.ExecContext(ctx, r.id); err != nil {
+		return r, false, fmt.Errorf("sqlite: delete expired handoff: %w", err)
+	}
+	return r, false, nil
+}
+
+// offerOp is one OfferHandoff call.
+type offerOp struct {
+	opBase
+	h       store.HandoffWrite
+	out     store.Handoff
+	created bool
+}
+
+func (o *offerOp) weight() int { return 1 }
+
+func (o *offerOp) exec(ctx context.Context, w *writer, g *groupState) error {
+	h := o.h
+	r, ok, err := w.handoffByKey(ctx, h.Org, h.HandoffID, g.wall)
+	if err != nil {
+		return err
+	}
+	if ok {
+		o.out = r.handoff()
+		return nil
+	}
+	if _, err := w.bus.frames.insHandoff.ExecContext(ctx, h.Org, h.HandoffID, h.Channel, h.FromInstance, h.From, h.ToInstance, h.To,
+		nanos(h.Deadline), nanos(h.CreatedAt), nanos(h.ExpiresAt), h.Data); err != nil {
+		return fmt.Errorf("sqlite: insert handoff: %w", err)
+	}
+	h.Deadline, h.CreatedAt, h.ExpiresAt = fromNanos(nanos(h.Deadline)), fromNanos(nanos(h.CreatedAt)), fromNanos(nanos(h.ExpiresAt))
+	o.out = store.Handoff{HandoffWrite: h, State: store.HandoffOffered}
+	o.created = true
+	g.items++
+	g.wrote = true
+	return nil
+}
+
+func (o *offerOp) notify(*Store) {}
+
+// OfferHandoff implements [store.BusFrameStore.OfferHandoff] through the group-commit writer.
+func (s *Store) OfferHandoff(ctx context.Context, h store.HandoffWrite) (store.Handoff, bool, error) {
+	if err := store.ValidateHandoff(h); err != nil {
+		return store.Handoff{}, false, err
+	}
+	o := &offerOp{opBase: newOpBase(ctx), h: h}
+	if err := s.submit(ctx, o, o.done); err != nil {
+		return store.Handoff{}, false, err
+	}
+	return o.out, o.created, nil
+}
+
+// settleOp is one SettleHandoff call.
+type settleOp struct {
+	opBase
+	org, id, state string
+	at             time.Time
+	out            store.Handoff
+	applied        bool
+}
+
+func (o *settleOp) weight() int { return 1 }
+
+func (o *settleOp) exec(ctx context.Context, w *writer, g *groupState) error {
+	r, ok, err := w.handoffByKey(ctx, o.org, o.id, g.wall)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return store.ErrNotFound
+	}
+	state := 1
+	if o.state == store.HandoffRejected {
+		state = 2
+	}
+	at := nanos(o.at)
+	res, err := w.bus.frames.settleHandoff.ExecContext(ctx, state, at, r.id, at)
+	if err != nil {
+		return fmt.Errorf("sqlite: settle handoff: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("sqlite: settle handoff: %w", err)
+	}
+	if n == 1 {
+		r.state, r.settled = state, at
+		o.applied = true
+		g.items++
+		g.wrote = true
+	}
+	o.out = r.handoff()
+	return nil
+}
+
+func (o *settleOp) notify(*Store) {}
+
+// SettleHandoff implements [store.BusFrameStore.SettleHandoff] through the group-commit writer,
+// so two concurrent settlements are serialized and only the first applies.
+func (s *Store) SettleHandoff(ctx context.Context, org, handoffID, state string, at time.Time) (store.Handoff, bool, error) {
+	if err := store.ValidateSettle(org, handoffID, state, at); err != nil {
+		return store.Handoff{}, false, err
+	}
+	o := &settleOp{opBase: newOpBase(ctx), org: org, id: handoffID, state: state, at: at}
+	if err := s.submit(ctx, o, o.done); err != nil {
+		return store.Handoff{}, false, err
+	}
+	return o.out, o.applied, nil
+}
+
+// expireHoOp is one ExpireHandoffs call.
+type expireHoOp struct {
+	opBase
+	now     int64
+	limit   int
+	deleted int
+}
+
+func (o *expireHoOp) weight() int { return 1 }
+
+func (o *expireHoOp) exec(ctx context.Context, w *writer, g *groupState) error {
+	res, err := w.bus.frames.expireHandoffs.ExecContext(ctx, o.now, o.limit)
+	if err != nil {
+		return fmt.Errorf("sqlite: expire handoffs: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("sqlite: expire handoffs: %w", err)
+	}
+	o.deleted = int(n)
+	if n > 0 {
+		g.items += int(n)
+		g.wrote = true
+	}
+	return nil
+}
+
+func (o *expireHoOp) notify(*Store) {}
+
+// ExpireHandoffs implements [store.BusFrameStore.ExpireHandoffs].
+func (s *Store) ExpireHandoffs(ctx context.Context, now time.Time, limit int) (int, error) {
+	if err := store.ValidateSweep(now, limit); err != nil {
+		return 0, err
+	}
+	o := &expireHoOp{opBase: newOpBase(ctx), now: nanos(now), limit: limit}
+	if err := s.submit(ctx, o, o.done); err != nil {
+		return 0, err
+	}
+	return o.deleted, nil
+}
+
+// The reader pool's handoff statements (also checked by TestQueryPlans).
+const (
+	qHandoffByKey    = `SELECT ` + hoCols + ` FROM bus_handoffs h WHERE h.org = ? AND h.handoff_id = ? AND (h.expires_at = 0 OR h.expires_at > ?)`
+	qPendingHandoffs = `SELECT ` + hoCols + ` FROM bus_handoffs h WHERE h.org = ? AND h.to_instance = ? AND h.to_agent = ?
+		AND h.state = 0 AND h.deadline > ? AND (h.expires_at = 0 OR h.expires_at > ?) ORDER BY h.id LIMIT ?`
+)
+
+// GetHandoff implements [store.BusFrameStore.GetHandoff] on the reader pool.
+func (s *Store) GetHandoff(ctx context.Context, org, handoffID string) (store.Handoff, error) {
+	if err := store.ValidateHandoffKey(org, handoffID); err != nil {
+		return store.Handoff{}, err
+	}
+	if s.isClosed() {
+		return store.Handoff{}, store.ErrClosed
+	}
+	var r hoRow
+	err := s.rdb.QueryRowContext(ctx, qHandoffByKey, org, handoffID, s.opts.Now().UnixNano()).Scan(r.dest()...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Handoff{}, store.ErrNotFound
+	}
+	if err != nil {
+		return store.Handoff{}, s.readErr(err)
+	}
+	return r.handoff(), nil
+}
+
+// PendingHandoffs implements [store.BusFrameStore.PendingHandoffs] on the reader pool.
+func (s *Store) PendingHandoffs(ctx context.Context, org, toInstance, to string, now time.Time, limit int) ([]store.Handoff, error) {
+	if err := store.ValidatePending(org, toInstance, to, now, limit); err != nil {
+		return nil, err
+	}
+	if s.isClosed() {
+		return nil, store.ErrClosed
+	}
+	rows, err := s.rdb.QueryContext(ctx, qPendingHandoffs, org, toInstance, to, nanos(now), s.opts.Now().UnixNano(), limit)
+	if err != nil {
+		return nil, s.readErr(err)
+	}
+	defer rows.Close()
+	var out []store.Handoff
+	for rows.Next() {
+		var r hoRow
+		if err := rows.Scan(r.dest()...); err != nil {
+			return nil, s.readErr(err)
+		}
+		out = append(out, r.handoff())
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.readErr(err)
+	}
+	return out, nil
 }

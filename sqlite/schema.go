@@ -180,7 +180,7 @@ var migrations = []migration{
 		},
 	},
 	{
-		name: "bus frames",
+		name: "bus frames: publishes and handoffs",
 		stmts: []string{
 			// The publish frames of org channels (hive.md §4.2 `publish`, delivered as
 			// `deliver`); stream is bus_streams.id and seq comes from its last_seq, shared with
@@ -202,6 +202,28 @@ var migrations = []migration{
 				UNIQUE (sender_org, sender_instance, client_msg_id) -- S9
 			)`,
 			`CREATE INDEX bus_publishes_by_expiry ON bus_publishes (expires_at, id) WHERE expires_at > 0`,
+			// Handoffs (hive.md §4.6), one per (org, handoff_id); state 0 offered, 1 acked,
+			// 2 rejected. An offered one is redelivered to (to_instance, to_agent) until its
+			// deadline; the row stays until expires_at, after the deadline.
+			`CREATE TABLE bus_handoffs (
+				id            INTEGER PRIMARY KEY,
+				org           TEXT    NOT NULL,
+				handoff_id    TEXT    NOT NULL,
+				channel       TEXT    NOT NULL,
+				from_instance TEXT    NOT NULL,
+				from_agent    TEXT    NOT NULL,
+				to_instance   TEXT    NOT NULL,
+				to_agent      TEXT    NOT NULL,
+				state         INTEGER NOT NULL,
+				deadline      INTEGER NOT NULL, -- unix nanoseconds
+				created_at    INTEGER NOT NULL, -- unix nanoseconds
+				settled_at    INTEGER NOT NULL, -- unix nanoseconds, 0 while offered
+				expires_at    INTEGER NOT NULL, -- unix nanoseconds, 0 = never
+				data          BLOB    NOT NULL,
+				UNIQUE (org, handoff_id)
+			)`,
+			`CREATE INDEX bus_handoffs_pending ON bus_handoffs (org, to_instance, to_agent, id) WHERE state = 0`,
+			`CREATE INDEX bus_handoffs_by_expiry ON bus_handoffs (expires_at, id) WHERE expires_at > 0`,
 		},
 	},
 }

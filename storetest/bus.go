@@ -21,7 +21,8 @@ import (
 // question with per-vault numbers and a seq on the channel, retention and the sweeper, reopen,
 // change notification and Close; and the publishes of [store.BusFrameStore]: one gap-free
 // counter shared with messages and task events, idempotent resends, private visibility,
-// retention.
+// retention; and handoffs: one per org and handoff_id, exactly one settlement and never after
+// the deadline, pending offers per recipient, retention.
 func RunBus(t *testing.T, open Opener) {
 	h := &harness{open: open}
 	for _, c := range []struct {
@@ -48,6 +49,9 @@ func RunBus(t *testing.T, open Opener) {
 		{"PublishConcurrent", testBusPublishConcurrent},
 		{"PublishRetention", testBusPublishRetention},
 		{"PublishSubscribe", testBusPublishSubscribe},
+		{"HandoffInvalid", testBusHandoffInvalid},
+		{"HandoffLifecycle", testBusHandoffLifecycle},
+		{"HandoffRetention", testBusHandoffRetention},
 		{"CanceledContext", testBusCanceledContext},
 		{"Closed", testBusClosed},
 	} {

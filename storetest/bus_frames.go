@@ -379,3 +379,254 @@ func testBusPublishSubscribe(t *testing.T, h *harness) {
 		t.Fatal("no notification after a publish")
 	}
 }
+
+// The handoff tests of [RunBus].
+
+// Handoff returns the handoff the suite stores for (org, handoff_id): offered by inst-1's
+// claude to inst-2's codex on ChannelGeneral, with its deadline an hour ahead and its record
+// kept 30 days; Data names the org and id.
+func Handoff(org, handoffID string) store.HandoffWrite {
+	now := time.Now()
+	return store.HandoffWrite{
+		Org: org, HandoffID: handoffID, Channel: ChannelGeneral,
+		FromInstance: "inst-1", From: "claude", ToInstance: "inst-2", To: "codex",
+		Deadline: now.Add(time.Hour), CreatedAt: now, ExpiresAt: now.Add(retention),
+		Data: fmt.Appendf(nil, `{"t":"handoff.offer","org":%q,"handoff_id":%q}`, org, handoffID),
+	}
+}
+
+func offer(t *testing.T, s store.Store, h store.HandoffWrite) store.Handoff {
+	t.Helper()
+	got, created, err := s.OfferHandoff(context.Background(), h)
+	if err != nil || !created {
+		t.Fatalf("OfferHandoff(%s/%s): created %v, %v", h.Org, h.HandoffID, created, err)
+	}
+	if got.State != store.HandoffOffered || !got.SettledAt.IsZero() {
+		t.Fatalf("new handoff %+v", got)
+	}
+	return got
+}
+
+func sameHandoff(t *testing.T, what string, got, want store.Handoff) {
+	t.Helper()
+	g, w := got.HandoffWrite, want.HandoffWrite
+	if g.Org != w.Org || g.HandoffID != w.HandoffID || g.Channel != w.Channel || g.FromInstance != w.FromInstance || g.From != w.From ||
+		g.ToInstance != w.ToInstance || g.To != w.To || !g.Deadline.Equal(w.Deadline) || !g.CreatedAt.Equal(w.CreatedAt) ||
+		!g.ExpiresAt.Equal(w.ExpiresAt) || !bytes.Equal(g.Data, w.Data) || got.State != want.State || !got.SettledAt.Equal(want.SettledAt) {
+		t.Fatalf("%s:\n got %+v data=%s\nwant %+v data=%s", what, got, g.Data, want, w.Data)
+	}
+}
+
+func testBusHandoffInvalid(t *testing.T, h *harness) {
+	s, _ := h.fresh(t)
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		mut  func(*store.HandoffWrite)
+	}{
+		{"no org", func(h *store.HandoffWrite) { h.Org = "" }},
+		{"no handoff_id", func(h *store.HandoffWrite) { h.HandoffID = "" }},
+		{"no channel", func(h *store.HandoffWrite) { h.Channel = "" }},
+		{"no offering instance", func(h *store.HandoffWrite) { h.FromInstance = "" }},
+		{"no offering agent", func(h *store.HandoffWrite) { h.From = "" }},
+		{"no recipient instance", func(h *store.HandoffWrite) { h.ToInstance = "" }},
+		{"no recipient agent", func(h *store.HandoffWrite) { h.To = "" }},
+		{"zero deadline", func(h *store.HandoffWrite) { h.Deadline = time.Time{} }},
+		{"zero creation", func(h *store.HandoffWrite) { h.CreatedAt = time.Time{} }},
+		{"expires before the deadline", func(h *store.HandoffWrite) { h.ExpiresAt = h.Deadline.Add(-time.Second) }},
+		{"no data", func(h *store.HandoffWrite) { h.Data = nil }},
+	} {
+		w := Handoff("org-a", "h-"+c.name)
+		c.mut(&w)
+		if _, _, err := s.OfferHandoff(ctx, w); !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("%s: %v, want ErrInvalid", c.name, err)
+		}
+	}
+	now := time.Now()
+	for _, c := range []struct {
+		name, org, id, state string
+		at                   time.Time
+	}{
+		{"no org", "", "h", store.HandoffAcked, now},
+		{"no id", "org-a", "", store.HandoffAcked, now},
+		{"offered", "org-a", "h", store.HandoffOffered, now},
+		{"unknown state", "org-a", "h", "lapsed", now},
+		{"zero time", "org-a", "h", store.HandoffRejected, time.Time{}},
+	} {
+		if _, _, err := s.SettleHandoff(ctx, c.org, c.id, c.state, c.at); !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("settle %s: %v, want ErrInvalid", c.name, err)
+		}
+	}
+	if _, err := s.GetHandoff(ctx, "", "h"); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("GetHandoff without org: %v", err)
+	}
+	for _, c := range []struct {
+		org, inst, to string
+		at            time.Time
+		limit         int
+	}{{"", "i", "a", now, 1}, {"o", "", "a", now, 1}, {"o", "i", "", now, 1}, {"o", "i", "a", time.Time{}, 1}, {"o", "i", "a", now, 0}} {
+		if _, err := s.PendingHandoffs(ctx, c.org, c.inst, c.to, c.at, c.limit); !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("PendingHandoffs%+v: %v", c, err)
+		}
+	}
+	if _, err := s.ExpireHandoffs(ctx, now, 0); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("ExpireHandoffs limit 0: %v", err)
+	}
+	if _, err := s.GetHandoff(ctx, "org-a", "h-no org"); err == nil {
+		t.Fatal("a refused offer was stored")
+	}
+}
+
+// testBusHandoffLifecycle: one handoff per (org, handoff_id); a repeated offer answers the
+// stored one; exactly one settlement applies, never after the deadline; pending offers are
+// the recipient's unsettled ones before their deadline; orgs never mix.
+func testBusHandoffLifecycle(t *testing.T, h *harness) {
+	s, _ := h.fresh(t)
+	ctx := context.Background()
+	now := time.Now()
+	h1 := offer(t, s, Handoff("org-a", "h-1"))
+	got, err := s.GetHandoff(ctx, "org-a", "h-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameHandoff(t, "GetHandoff", got, h1)
+	again := Handoff("org-a", "h-1")
+	again.FromInstance, again.Data = "inst-9", []byte(`{"other":1}`)
+	if r, created, err := s.OfferHandoff(ctx, again); err != nil || created {
+		t.Fatalf("repeated offer: created %v, %v", created, err)
+	} else {
+		sameHandoff(t, "repeated offer answers the stored one", r, h1)
+	}
+	// Another org's h-1 is another handoff.
+	b1 := offer(t, s, Handoff("org-b", "h-1"))
+	for _, c := range []struct{ org, id string }{{"org-c", "h-1"}, {"org-a", "h-404"}} {
+		_, err := s.GetHandoff(ctx, c.org, c.id)
+		notFound(t, "GetHandoff "+c.org+"/"+c.id, err)
+		_, _, err = s.SettleHandoff(ctx, c.org, c.id, store.HandoffAcked, now)
+		notFound(t, "SettleHandoff "+c.org+"/"+c.id, err)
+	}
+	// Pending: the recipient's, oldest first, unsettled and before the deadline.
+	h2w := Handoff("org-a", "h-2")
+	h2 := offer(t, s, h2w)
+	late := Handoff("org-a", "h-late")
+	late.Deadline = now.Add(time.Minute)
+	hl := offer(t, s, late)
+	otherTo := Handoff("org-a", "h-other")
+	otherTo.To = "gemini"
+	offer(t, s, otherTo)
+	pending := func(at time.Time, want ...store.Handoff) {
+		t.Helper()
+		got, err := s.PendingHandoffs(ctx, "org-a", "inst-2", "codex", at, 10)
+		if err != nil || len(got) != len(want) {
+			t.Fatalf("PendingHandoffs at %v: %d, %v; want %d", at.Sub(now), len(got), err, len(want))
+		}
+		for i := range got {
+			sameHandoff(t, fmt.Sprintf("pending %d", i), got[i], want[i])
+		}
+	}
+	pending(now, h1, h2, hl)
+	pending(now.Add(2*time.Minute), h1, h2)
+	if got, err := s.PendingHandoffs(ctx, "org-a", "inst-2", "codex", now, 1); err != nil || len(got) != 1 || got[0].HandoffID != "h-1" {
+		t.Fatalf("pending limit 1: %+v, %v", got, err)
+	}
+	// Settle: the first applies, every later one does not.
+	at := now.Add(time.Second)
+	s1, applied, err := s.SettleHandoff(ctx, "org-a", "h-1", store.HandoffAcked, at)
+	if err != nil || !applied || s1.State != store.HandoffAcked || !s1.SettledAt.Equal(at) {
+		t.Fatalf("ack: %+v applied %v, %v", s1, applied, err)
+	}
+	for _, state := range []string{store.HandoffAcked, store.HandoffRejected} {
+		r, applied, err := s.SettleHandoff(ctx, "org-a", "h-1", state, at.Add(time.Second))
+		if err != nil || applied {
+			t.Fatalf("second %s: applied %v, %v", state, applied, err)
+		}
+		sameHandoff(t, "after a second settlement", r, s1)
+	}
+	pending(now, h2, hl)
+	// Lapsed: a settlement at or after the deadline does not apply.
+	r, applied, err := s.SettleHandoff(ctx, "org-a", "h-late", store.HandoffRejected, late.Deadline)
+	if err != nil || applied || r.State != store.HandoffOffered {
+		t.Fatalf("settle at the deadline: %+v applied %v, %v", r, applied, err)
+	}
+	// Concurrent settlements of h-2: exactly one applies.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	wins := 0
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			state := store.HandoffAcked
+			if i%2 == 1 {
+				state = store.HandoffRejected
+			}
+			_, applied, err := s.SettleHandoff(ctx, "org-a", "h-2", state, now.Add(time.Second))
+			if err != nil {
+				t.Error(err)
+			}
+			if applied {
+				mu.Lock()
+				wins++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if wins != 1 {
+		t.Fatalf("%d concurrent settlements applied, want 1", wins)
+	}
+	// org-b's h-1 is untouched.
+	if got, err := s.GetHandoff(ctx, "org-b", "h-1"); err != nil {
+		t.Fatal(err)
+	} else {
+		sameHandoff(t, "other org", got, b1)
+	}
+}
+
+// testBusHandoffRetention: an expired handoff is gone at once (every read answers
+// ErrNotFound), the sweeper deletes it, its handoff_id is free again, and handoffs survive a
+// reopen.
+func testBusHandoffRetention(t *testing.T, h *harness) {
+	dir := t.TempDir()
+	s := h.open(t, dir)
+	closed := false
+	t.Cleanup(func() {
+		if !closed {
+			_ = s.Close()
+		}
+	})
+	ctx := context.Background()
+	now := time.Now()
+	gone := Handoff("org-a", "gone")
+	gone.Deadline, gone.ExpiresAt = now.Add(-2*time.Hour), now.Add(-time.Hour)
+	offer(t, s, gone)
+	_, err := s.GetHandoff(ctx, "org-a", "gone")
+	notFound(t, "expired handoff", err)
+	_, _, err = s.SettleHandoff(ctx, "org-a", "gone", store.HandoffAcked, now)
+	notFound(t, "settle an expired handoff", err)
+	kept := offer(t, s, Handoff("org-a", "kept"))
+	if n, err := s.ExpireHandoffs(ctx, now, 10); err != nil || n != 1 {
+		t.Fatalf("ExpireHandoffs = %d, %v; want 1", n, err)
+	}
+	// The expired id is free again.
+	fresh := offer(t, s, Handoff("org-a", "gone"))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	closed = true
+	s2 := h.open(t, dir)
+	t.Cleanup(func() { _ = s2.Close() })
+	for _, want := range []store.Handoff{kept, fresh} {
+		got, err := s2.GetHandoff(ctx, "org-a", want.HandoffID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameHandoff(t, "after reopen", got, want)
+	}
+	if _, applied, err := s2.SettleHandoff(ctx, "org-a", "kept", store.HandoffRejected, now); err != nil || !applied {
+		t.Fatalf("settle after reopen: %v, %v", applied, err)
+	}
+	if n, err := s2.ExpireHandoffs(ctx, now.Add(100*24*time.Hour), 10); err != nil || n != 2 {
+		t.Fatalf("ExpireHandoffs after 100 days = %d, %v; want 2", n, err)
+	}
+}
