@@ -15,13 +15,16 @@ import (
 	"github.com/agentwire/agentwire/store"
 )
 
-func fuzzServer(f *testing.F) *Server {
+func fuzzServer(f *testing.F) *Server { return fuzzServerWith(f, nil) }
+
+// fuzzServerWith is fuzzServer with an auth file (nil: local mode).
+func fuzzServerWith(f *testing.F, auth *Auth) *Server {
 	st, err := sqlite.Open(filepath.Join(f.TempDir(), "fuzz.db"), sqlite.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { _ = st.Close() })
-	s, err := New(Config{Store: st, SweepInterval: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	s, err := New(Config{Store: st, Auth: auth, SweepInterval: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -48,10 +51,20 @@ func FuzzBusFrames(f *testing.F) {
 	f.Add([]byte(hello + "\n" + publish + "\n" + msg + "\n" + publish))
 	f.Add([]byte(hello + "\n" + strings.Replace(publish, `"privacy":"team"`, `"privacy":"private","to":"claude-3e"`, 1)))
 	f.Add([]byte(hello + "\n" + strings.Replace(publish, `"body":{"step":3}`, `"body":null,"x":1`, 1)))
+	other := strings.ReplaceAll(hello, "3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42", "00000000000000000000000000000001")
+	f.Add([]byte(other + "\n" + strings.ReplaceAll(msg, "3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42", "00000000000000000000000000000001")))
 	f.Add([]byte(hello + "\n" + `{"t":"presence","agent_id":"claude-3e","state":"online","profile":{"display_name":"C","roles":["coder"]}}` + "\n" + `{"t":"presence","agent_id":"x","state":"idle"}`))
 	f.Add([]byte(hello + "\n" + `{"t":"handoff.offer","handoff_id":"h-7","channel":"org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general","from":"claude-3e","to":"codex-85","bundle_ref":"bundle-7","deadline":"2026-10-20T18:00:00Z"}` +
 		"\n" + `{"t":"handoff.ack","handoff_id":"h-7","by":"claude-3e"}` + "\n" + `{"t":"handoff.reject","handoff_id":"h-7","by":"claude-3e","reason":"no"}`))
-	s := fuzzServer(f)
+	// The socket acts as the local principal; the auth file adds a second instance of its org
+	// (a recipient for bindings) and seals the vault of `general` at epoch 3, so the S17 checks
+	// run (the channels of other vaults are not sealed).
+	auth, err := ParseAuth([]byte(`{"tokens":[{"token_sha256":"` + HashToken("other") + `","org":"local","instance_id":"inst_2","instance_label":"","rights":["bus.relay"]}],` +
+		`"sealed_vaults":[{"org":"local","vault_id":"3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42","epoch":3}]}`))
+	if err != nil {
+		f.Fatal(err)
+	}
+	s := fuzzServerWith(f, auth)
 	ctx := context.Background()
 	stream := store.OrgStream(LocalOrg, "org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general")
 	f.Fuzz(func(t *testing.T, data []byte) {

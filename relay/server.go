@@ -22,7 +22,10 @@
 //     deadline (S12) and `expires_at` (S11: Team 30 days, Personal 7 days, swarms never deleted
 //     and reported 30 days ahead), and renders deliveries per viewer (S4–S6: `thread_id`, trust
 //     `team` with the agent sender on org, `untrusted` with only a handle on a swarm, `mine`).
-//     No vault is sealed, so `sealed` is refused with reason not_sealed (S17).
+//     Sealed vaults come from the auth file's `sealed_vaults` (bus_sealed.go, S17): in a sealed
+//     vault a clear body is refused (reason sealed_vault) and a `sealed` of another epoch too
+//     (409, reason stale_epoch); elsewhere `sealed` is refused (reason not_sealed); ciphertext
+//     is stored and relayed unread.
 //   - The `/v1/bus` WebSocket follows hello's rules (H1–H6); a socket follows the channels its
 //     agents announce and every swarm its token belongs to, and reads each followed stream after
 //     every commit notification, so deliveries come in seq order and never back to the sending
