@@ -91,6 +91,9 @@ func LocalPrincipal() *Principal {
 // A nil *Auth means local mode.
 type Auth struct {
 	tokens []authToken
+	// sealed holds the file's `sealed_vaults`: each sealed vault's current epoch
+	// (bus_sealed.go).
+	sealed map[sealedVault]uint64
 }
 
 type authToken struct {
@@ -115,32 +118,48 @@ func LoadAuth(path string) (*Auth, error) {
 }
 
 // ParseAuth parses the auth file's JSON (strict JSON, relay.md §1): either an array of token
-// entries or an object `{"tokens":[…]}`. Each entry is
+// entries or an object `{"tokens":[…], "sealed_vaults"?:[…]}`. Each token entry is
 //
 //	{"token_sha256": "<64 hex digits>", "org": "…", "instance_id": "…", "instance_label": "…",
 //	 "owner"?: "…", "plan"?: "team"|"personal",
 //	 "swarms"?: [{"swarm_id": "…", "handle": "…", "reputation": <number>}],
 //	 "rights": ["runs.write", "runs.read", "bus.relay", "notify.publish", "notify.subscribe", "admin"]}
 //
-// Unknown members, unknown rights, empty org or instance IDs and repeated token hashes are
-// refused, so that a typo in the file cannot silently widen or narrow access.
+// and each `sealed_vaults` entry (project-defined, hive.md §8 S17) names a sealed vault of an
+// org and its current key epoch:
+//
+//	{"org": "…", "vault_id": "<32 lowercase hex>", "epoch": <integer ≥ 1>}
+//
+// Unknown members, unknown rights, empty org or instance IDs, repeated token hashes and a
+// vault listed twice are refused, so that a typo in the file cannot silently widen or narrow
+// access.
 func ParseAuth(data []byte) (*Auth, error) {
 	v, err := jsonvalue.Parse(data, "auth file")
 	if err != nil {
 		return nil, err
 	}
 	list, ok := v.([]any)
+	a := &Auth{}
 	if obj, isObj := v.(*jsonvalue.Object); isObj {
-		if obj.Len() != 1 || !obj.Has("tokens") {
+		if !obj.Has("tokens") {
 			return nil, errors.New("auth file must be an array of tokens or {\"tokens\":[…]}")
 		}
-		t, _ := obj.Get("tokens")
-		list, ok = t.([]any)
+		for _, m := range obj.Members() {
+			switch m.Name {
+			case "tokens":
+				list, ok = m.Value.([]any)
+			case "sealed_vaults":
+				if a.sealed, err = parseSealedVaults(m.Value); err != nil {
+					return nil, err
+				}
+			default:
+				return nil, fmt.Errorf("auth file has unknown member %q", m.Name)
+			}
+		}
 	}
 	if !ok {
 		return nil, errors.New("auth file must be an array of tokens or {\"tokens\":[…]}")
 	}
-	a := &Auth{}
 	seen := map[[sha256.Size]byte]bool{}
 	for i, item := range list {
 		path := fmt.Sprintf("tokens[%d]", i)

@@ -67,7 +67,7 @@ func TestBusHelloAndFrameRules(t *testing.T) {
 	}{
 		{"unknown tag", `{"t":"hologram"}`, "t", "", "", ""},
 		{"service frame", `{"t":"message.stored","client_msg_id":"c","gid":"g","thread_id":"g","network":{"kind":"org","channel":"` + chGeneral + `"},"seq":1,"server_time":"2026-10-20T12:00:00Z","expires_at":"2026-10-20T12:00:00Z"}`, "t", "", "", ""},
-		{"not relayed", `{"t":"presence","agent_id":"claude-3e","state":"online"}`, "t", "", "presence frames are not relayed by this service", ""},
+		{"unannounced agent_id (H5)", `{"t":"presence","agent_id":"codex-85","state":"online"}`, "agent_id", hive.ReasonUnannouncedAgent, "agent_id names no agent announced by hello on this socket", ""},
 		{"unknown member (S1)", `{"t":"message","client_msg_id":"c1","network":{"kind":"org","channel":"` + chGeneral + `"},"type":"question","from":"claude-3e","body":{"text":"x"},"priority":"high"}`, "priority", "", "", "c1"},
 		{"unannounced from (H5)", encode(t, hive.FrameMessage{Message: msg("c2", orgNet(chGeneral), hive.MessageTypeFinding, "codex-85", "x")}), "from", hive.ReasonUnannouncedAgent, "from names no agent announced by hello on this socket", "c2"},
 		{"unannounced by (H5)", `{"t":"message.receipt","gid":"g","by":"codex-85","state":"read"}`, "by", hive.ReasonUnannouncedAgent, "by names no agent announced by hello on this socket", ""},

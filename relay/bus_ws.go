@@ -23,7 +23,8 @@ import (
 //
 // A socket has three goroutines: the reader (the HTTP handler) decodes each client frame
 // strictly and answers it; the pump reads the store for the streams the socket follows after
-// each commit notification and queues `message.deliver` and `task.event` frames in seq order;
+// each commit notification and queues `message.deliver`, `deliver` and `task.event` frames in
+// seq order;
 // the writer writes the queue. The queue holds Limits.SubscriberQueue frames: a socket whose
 // live frames find it full has fallen that far behind and is disconnected (relay.md §3) with an
 // `error` frame naming the last seq it got per channel, so it can resume with hello cursors;
@@ -134,7 +135,8 @@ func (s *Server) handleBusSocket(w http.ResponseWriter, r *http.Request, p *Prin
 	s.metrics.busSockets.Dec()
 }
 
-// teardown unfollows every stream and withdraws the socket's announcements.
+// teardown unfollows every stream, withdraws the socket's announcements and announces its
+// agents offline (bus_presence.go).
 func (sock *busSocket) teardown() {
 	s := sock.s
 	sock.mu.Lock()
@@ -145,6 +147,7 @@ func (sock *busSocket) teardown() {
 	sock.follows = map[store.StreamKey]*follow{}
 	s.bus.setAnnouncements(sock.p.Org, sock.p.InstanceID, sock.pairs, nil, s.now())
 	sock.pairs = nil
+	sock.presenceGone(sock.agents)
 	s.bus.removeSocket(sock)
 }
 
@@ -241,13 +244,18 @@ func (sock *busSocket) handle(data []byte) bool {
 		}
 	}
 	if err != nil {
-		var cmid *string
-		if tag, _ := peekMember(data, "t"); tag == hive.TagMessage {
+		var cmid, hid *string
+		switch tag, _ := peekMember(data, "t"); tag {
+		case hive.TagMessage, hive.TagPublish:
 			if id, ok := peekMember(data, "client_msg_id"); ok {
 				cmid = &id
 			}
+		case hive.TagHandoffOffer, hive.TagHandoffAck, hive.TagHandoffReject:
+			if id, ok := peekMember(data, "handoff_id"); ok {
+				hid = &id
+			}
 		}
-		sock.sendError(cmid, validationError(err)) // S1; unknown and wrong-direction tags keep the socket open
+		sock.sendFrameError(cmid, hid, validationError(err)) // S1; unknown and wrong-direction tags keep the socket open
 		return false
 	}
 	switch f := f.(type) {
@@ -287,6 +295,16 @@ func (sock *busSocket) handle(data []byte) bool {
 		}
 	case hive.FrameAck:
 		sock.ackFrame(&f)
+	case hive.FramePublish:
+		sock.publishFrame(&f)
+	case hive.FramePresence:
+		sock.presenceFrame(&f)
+	case hive.FrameHandoffOffer:
+		sock.handoffOffer(&f)
+	case hive.FrameHandoffAck:
+		sock.handoffReply(f.HandoffID, f.By, store.HandoffAcked, f)
+	case hive.FrameHandoffReject:
+		sock.handoffReply(f.HandoffID, f.By, store.HandoffRejected, f)
 	default:
 		sock.sendError(nil, newBusError(hive.HiveErrorCodeInvalidRequest, "t", "", f.Tag()+MsgFrameNotRelayed))
 	}
@@ -355,7 +373,9 @@ func (sock *busSocket) hello(f *hive.FrameHello, first bool) bool {
 		}
 	}
 	s.bus.setAnnouncements(sock.p.Org, sock.p.InstanceID, sock.pairs, pairs, now)
+	gone := sock.agents
 	sock.agents, sock.pairs = agents, pairs
+	sock.presenceGone(gone)
 	if !sock.helloed {
 		sock.helloed = true
 		s.bus.register(sock)
@@ -379,7 +399,7 @@ func (sock *busSocket) hello(f *hive.FrameHello, first bool) bool {
 		}
 		fl := &follow{cursor: head, channel: want[k], src: src}
 		if c, ok := cursors[fl.channel]; ok && fl.channel != "" && c < head {
-			entries, err := s.store.ReadStream(sock.ctx, k, store.ReadQuery{After: c, Limit: hive.MaxBusReplay, Viewer: sock.viewer()})
+			entries, err := s.store.ReadStream(sock.ctx, k, store.ReadQuery{After: c, Limit: hive.MaxBusReplay, Viewer: sock.viewerOn(fl.channel)})
 			if err != nil {
 				sock.sendError(nil, s.busStoreErr(sock.ctx, "replay", err))
 			}
@@ -397,6 +417,7 @@ func (sock *busSocket) hello(f *hive.FrameHello, first bool) bool {
 		sock.follows[k] = fl
 	}
 	sock.markDirty(store.StreamKey{}) // catch up with anything committed during the replay
+	sock.handoffsOnHello()            // redeliver the pending offers to the announced agents
 	return false
 }
 
@@ -407,6 +428,9 @@ func (sock *busSocket) viewer() *store.Viewer {
 // render encodes one stream entry as this socket's viewer sees it. A message's frame depends on
 // the viewer only through `mine`, so both encodings are kept with its cached template.
 func (sock *busSocket) render(e store.StreamEntry) ([]byte, error) {
+	if e.Publish != nil {
+		return deliverData(e.Publish)
+	}
 	if e.Message == nil {
 		f, err := sock.s.entryFrame(e, sock.p)
 		if err != nil {
@@ -541,7 +565,7 @@ func (sock *busSocket) pumpStreams(dirty map[store.StreamKey]struct{}) bool {
 			entries, fromTail := fl.src.since(fl.cursor)
 			if !fromTail {
 				var err error
-				entries, err = s.store.ReadStream(sock.ctx, k, store.ReadQuery{After: fl.cursor, Limit: busPumpPage, Viewer: sock.viewer()})
+				entries, err = s.store.ReadStream(sock.ctx, k, store.ReadQuery{After: fl.cursor, Limit: busPumpPage, Viewer: sock.viewerOn(fl.channel)})
 				if err != nil {
 					if !errors.Is(err, context.Canceled) {
 						s.log.LogAttrs(sock.ctx, slog.LevelWarn, "bus stream read failed", slog.String("error", err.Error()))
@@ -550,8 +574,7 @@ func (sock *busSocket) pumpStreams(dirty map[store.StreamKey]struct{}) bool {
 				}
 			}
 			for _, e := range entries {
-				if e.Message != nil && (sock.ownSend(e.Message) || // S10: never back to the sending socket
-					!visibleTo(*e.Message, sock.p.Org, sock.p.InstanceID)) { // S20 (the tail holds every viewer's entries)
+				if sock.hidden(e) { // S10, S20 (the tail holds every viewer's entries)
 					fl.cursor = e.Seq
 					continue
 				}

@@ -50,6 +50,7 @@ func FuzzParseAuth(f *testing.F) {
 	f.Add([]byte(`[{"token_sha256":"` + relay.HashToken("t") + `","org":"o","instance_id":"i","instance_label":"","rights":["admin"]}]`))
 	f.Add([]byte(`{"tokens":[]}`))
 	f.Add([]byte(`[{"swarms":[{"swarm_id":"s","handle":"h","reputation":1}]}]`))
+	f.Add([]byte(`{"tokens":[],"sealed_vaults":[{"org":"o","vault_id":"3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42","epoch":3},{"org":"o","vault_id":"3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42","epoch":1.5}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		a, err := relay.ParseAuth(data)
 		if err == nil && a == nil {

@@ -15,13 +15,16 @@ import (
 	"github.com/agentwire/agentwire/store"
 )
 
-func fuzzServer(f *testing.F) *Server {
+func fuzzServer(f *testing.F) *Server { return fuzzServerWith(f, nil) }
+
+// fuzzServerWith is fuzzServer with an auth file (nil: local mode).
+func fuzzServerWith(f *testing.F, auth *Auth) *Server {
 	st, err := sqlite.Open(filepath.Join(f.TempDir(), "fuzz.db"), sqlite.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { _ = st.Close() })
-	s, err := New(Config{Store: st, SweepInterval: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	s, err := New(Config{Store: st, Auth: auth, SweepInterval: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -34,7 +37,8 @@ func fuzzServer(f *testing.F) *Server {
 // the frames: the handler does not panic; everything it queues is a service frame a client
 // decodes (hive.DecodeBusFrame AtClient) or a close; an `error` frame carries a known code; a
 // protocol violation (a first frame that is not a valid hello of this instance) ends the socket
-// with error then close 1008; and the store's seq stays gap-free whatever was stored.
+// with error then close 1008; and the store's seq stays gap-free over messages and publishes
+// whatever was stored.
 func FuzzBusFrames(f *testing.F) {
 	hello := `{"t":"hello","instance_id":"local","agents":[{"agent_id":"claude-3e","role":"coder","channels":["org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general"]}],"cursors":{"org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general":0}}`
 	msg := `{"t":"message","client_msg_id":"01JBMSG7Q3","network":{"kind":"org","channel":"org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general"},"type":"question","from":"claude-3e","body":{"text":"Which retry budget does payments use?"}}`
@@ -43,7 +47,24 @@ func FuzzBusFrames(f *testing.F) {
 	f.Add([]byte(hello + "\n" + `{"t":"message.receipt","gid":"g-1","by":"claude-3e","state":"read"}` + "\n" + `{"t":"hologram"}`))
 	f.Add([]byte(`{"t":"hello","instance_id":"inst_x","agents":[]}`))
 	f.Add([]byte(hello + "\n" + strings.Replace(msg, `"type":"question"`, `"type":"answer","reply_to":"nope"`, 1)))
-	s := fuzzServer(f)
+	publish := `{"t":"publish","client_msg_id":"01JBPUB1","channel":"org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general","from":"claude-3e","kind":"status","priority":"high","privacy":"team","body":{"step":3}}`
+	f.Add([]byte(hello + "\n" + publish + "\n" + msg + "\n" + publish))
+	f.Add([]byte(hello + "\n" + strings.Replace(publish, `"privacy":"team"`, `"privacy":"private","to":"claude-3e"`, 1)))
+	f.Add([]byte(hello + "\n" + strings.Replace(publish, `"body":{"step":3}`, `"body":null,"x":1`, 1)))
+	other := strings.ReplaceAll(hello, "3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42", "00000000000000000000000000000001")
+	f.Add([]byte(other + "\n" + strings.ReplaceAll(msg, "3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42", "00000000000000000000000000000001")))
+	f.Add([]byte(hello + "\n" + `{"t":"presence","agent_id":"claude-3e","state":"online","profile":{"display_name":"C","roles":["coder"]}}` + "\n" + `{"t":"presence","agent_id":"x","state":"idle"}`))
+	f.Add([]byte(hello + "\n" + `{"t":"handoff.offer","handoff_id":"h-7","channel":"org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general","from":"claude-3e","to":"codex-85","bundle_ref":"bundle-7","deadline":"2026-10-20T18:00:00Z"}` +
+		"\n" + `{"t":"handoff.ack","handoff_id":"h-7","by":"claude-3e"}` + "\n" + `{"t":"handoff.reject","handoff_id":"h-7","by":"claude-3e","reason":"no"}`))
+	// The socket acts as the local principal; the auth file adds a second instance of its org
+	// (a recipient for bindings) and seals the vault of `general` at epoch 3, so the S17 checks
+	// run (the channels of other vaults are not sealed).
+	auth, err := ParseAuth([]byte(`{"tokens":[{"token_sha256":"` + HashToken("other") + `","org":"local","instance_id":"inst_2","instance_label":"","rights":["bus.relay"]}],` +
+		`"sealed_vaults":[{"org":"local","vault_id":"3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42","epoch":3}]}`))
+	if err != nil {
+		f.Fatal(err)
+	}
+	s := fuzzServerWith(f, auth)
 	ctx := context.Background()
 	stream := store.OrgStream(LocalOrg, "org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general")
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -102,13 +123,13 @@ func FuzzBusFrames(f *testing.F) {
 		if closing && (len(out) < 2 || out[len(out)-1].close == nil || out[len(out)-1].close.code != 1008 && out[len(out)-1].close.code != 1003) {
 			t.Fatalf("violation without error+close: %+v", out)
 		}
-		msgs, err := s.store.ReadMessages(ctx, stream, store.ReadQuery{Limit: 1 << 20})
+		entries, err := s.store.ReadStream(ctx, stream, store.ReadQuery{Limit: 1 << 20})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, m := range msgs {
-			if m.Seq != int64(i+1) {
-				t.Fatalf("seq %d at %d", m.Seq, i)
+		for i, e := range entries {
+			if e.Seq != int64(i+1) {
+				t.Fatalf("seq %d at %d", e.Seq, i)
 			}
 		}
 	})

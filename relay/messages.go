@@ -30,7 +30,8 @@ const (
 )
 
 // Refusal messages of the bus lane. The reply_to text is hive.md S3's; the others are
-// project-defined.
+// project-defined (hive.md §5 gives no text for S17's sealed_vault, not_sealed and
+// stale_epoch either).
 const (
 	MsgReplyToUnknown     = "reply_to names no message"
 	MsgAfterGIDUnknown    = "after_gid names no message"
@@ -42,6 +43,8 @@ const (
 	MsgToHandleUnknown    = "to names no handle in the swarm"
 	MsgAmbiguousRecipient = "several instances run to"
 	MsgNotSealed          = "the vault is not sealed"
+	MsgSealedVault        = "the vault is sealed: send the body sealed"
+	MsgStaleEpoch         = "sealed.epoch is not the vault's current epoch"
 	MsgDeadlineRange      = "deadline must be after server_time and at most 168 hours ahead"
 	MsgReceiptGIDMismatch = "gid must equal the gid of the path"
 	MsgUnannouncedAgent   = " names no agent announced by hello on this socket"
@@ -180,9 +183,11 @@ func (s *Server) sendMessage(ctx context.Context, p *Principal, m *hive.AgentMes
 		stream = store.SwarmStream(n.SwarmID)
 		sender, trust = hive.SenderSwarm{Handle: sw.Handle, Reputation: reputation(sw.Reputation)}, hive.MessageTrustUntrusted // S5
 	}
-	// S17: no vault of this relay is sealed.
-	if m.Sealed != nil {
-		return hive.MessageStoredV1{}, newBusError(hive.HiveErrorCodeInvalidRequest, "sealed", hive.ReasonNotSealed, MsgNotSealed)
+	// S17: sealed vaults (bus_sealed.go); a swarm message is never sealed (Validate).
+	if stream.Network == store.NetworkOrg {
+		if be := s.checkSealed(p, vault, m); be != nil {
+			return hive.MessageStoredV1{}, be
+		}
 	}
 	now := s.now().UTC().Truncate(time.Second)
 	serverTime := hive.UtcTimestampOf(now)
@@ -270,7 +275,7 @@ func (s *Server) sendMessage(ctx context.Context, p *Principal, m *hive.AgentMes
 
 	tmpl := hive.MessageDeliveryV1{
 		Network: m.Network, Type: m.Type, From: sender, To: m.To, ReplyTo: m.ReplyTo, Deadline: deadline,
-		Body: m.Body, Trust: trust, ServerTime: serverTime, ExpiresAt: hive.UtcTimestampOf(expires),
+		Body: m.Body, Sealed: m.Sealed, Trust: trust, ServerTime: serverTime, ExpiresAt: hive.UtcTimestampOf(expires),
 	}
 	data, err := tmpl.MarshalJSON()
 	if err != nil {
@@ -609,7 +614,8 @@ func (s *Server) handleListMessages(w http.ResponseWriter, r *http.Request, p *P
 }
 
 // handleCatchUp serves GET /v1/bus/channels/{channel}/events (hive.md §4.1): the caller's
-// visible `message.deliver` and `task.event` frames of an org channel with seq > after_seq.
+// visible `message.deliver`, `deliver` and `task.event` frames of an org channel with seq >
+// after_seq.
 func (s *Server) handleCatchUp(w http.ResponseWriter, r *http.Request, p *Principal) {
 	channel := r.PathValue("channel")
 	bad := func(field, msg string) {
@@ -649,7 +655,7 @@ func (s *Server) handleCatchUp(w http.ResponseWriter, r *http.Request, p *Princi
 	}
 	stream := store.OrgStream(p.Org, channel)
 	entries, err := s.store.ReadStream(r.Context(), stream, store.ReadQuery{
-		After: after, Limit: limit + 1, Viewer: &store.Viewer{Org: p.Org, Instance: p.InstanceID},
+		After: after, Limit: limit + 1, Viewer: s.catchUpViewer(p, channel),
 	})
 	if err != nil {
 		writeBusError(w, s.busStoreErr(r.Context(), "read stream", err))
@@ -676,6 +682,9 @@ func (s *Server) entryFrame(e store.StreamEntry, p *Principal) (hive.BusFrameV1,
 	if e.Task != nil {
 		ev, err := taskEvent(*e.Task)
 		return hive.FrameTaskEvent{Event: ev}, err
+	}
+	if e.Publish != nil {
+		return deliverFrame(e.Publish)
 	}
 	d, err := s.delivery(*e.Message, p)
 	return hive.FrameMessageDeliver{Delivery: d}, err

@@ -97,7 +97,7 @@ func NewMetrics() *Metrics {
 	}, []string{"outcome"})
 	m.messages = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "agentwire_bus_messages_total",
-		Help: "Hive messages sent, by outcome: stored or replayed (a resent client_msg_id).",
+		Help: "Hive messages and publishes sent, by outcome: stored or replayed (a resent client_msg_id), publish_stored or publish_replayed.",
 	}, []string{"outcome"})
 	m.busSockets = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "agentwire_bus_sockets",
@@ -109,7 +109,7 @@ func NewMetrics() *Metrics {
 	})
 	m.sweeps = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "agentwire_sweeper_items_total",
-		Help: "Items handled by the retention sweeper: expired messages, expired envelopes and task proposals.",
+		Help: "Items handled by the retention sweeper: expired messages, publishes, handoffs and envelopes, and task proposals.",
 	}, []string{"kind"})
 	reg.MustRegister(m.envelopes, m.messages, m.busSockets, m.receipts, m.sweeps)
 	reg.MustRegister(m.requests, m.ingested, m.duplicates, m.refusals, m.conflicts, m.subscribers,

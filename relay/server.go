@@ -22,12 +22,35 @@
 //     deadline (S12) and `expires_at` (S11: Team 30 days, Personal 7 days, swarms never deleted
 //     and reported 30 days ahead), and renders deliveries per viewer (S4–S6: `thread_id`, trust
 //     `team` with the agent sender on org, `untrusted` with only a handle on a swarm, `mine`).
-//     No vault is sealed, so `sealed` is refused with reason not_sealed (S17).
+//     Sealed vaults come from the auth file's `sealed_vaults` (bus_sealed.go, S17): in a sealed
+//     vault a clear body is refused (reason sealed_vault) and a `sealed` of another epoch too
+//     (409, reason stale_epoch); elsewhere `sealed` is refused (reason not_sealed); ciphertext
+//     is stored and relayed unread.
 //   - The `/v1/bus` WebSocket follows hello's rules (H1–H6); a socket follows the channels its
 //     agents announce and every swarm its token belongs to, and reads each followed stream after
 //     every commit notification, so deliveries come in seq order and never back to the sending
 //     socket (S10). Receipts from an announced recipient agent (S16) reach the sender's sockets
 //     as `message.status`, one per newly applied state.
+//   - `publish` (bus_publish.go): validated (§4.4), H5 on `from`, H6 on `channel`, stored on
+//     the channel's one gap-free counter shared with `message.deliver` and `task.event`, answered
+//     `published` (the original's for a resent client_msg_id, S9) and delivered as `deliver` to
+//     every other socket following the channel (S10); a `private` one only to sockets, and in
+//     catch-up instances, that announced its `to` on the channel. Retention as an org message
+//     of the plan (S11). Catch-up and hello-cursor replay include `deliver` frames in seq order.
+//   - `presence` (bus_presence.go): H5 on `agent_id`; one `presence_update` per vault of the
+//     agent's channels to every other socket following a channel of that vault in the org.
+//     Presence is live only: not sequenced, not stored, not replayed. A closing socket (or a
+//     hello that drops an agent) announces its agents `offline` unless another socket of the
+//     instance still announces them in the vault.
+//   - Handoffs (bus_handoff.go): `handoff.offer` (H5 `from`, H6 `channel`, deadline after
+//     server_time and ≤ 168 h ahead) is bound like a direct message (S7: the one other instance
+//     that announced `to` in the vault within 24 h), stored per (org, handoff_id), relayed to
+//     the bound instance's sockets announcing `to`, and redelivered after each of its hellos
+//     announcing `to` until the deadline, when it lapses. `handoff.ack`/`handoff.reject` (H5
+//     `by`) from the bound recipient settle it once (else 404 not_found or 409 invalid_state,
+//     field `handoff_id`) and are relayed to the offering instance's sockets announcing `from`.
+//     Error frames of handoff frames carry `handoff_id`. A `message` of type handoff binds
+//     nothing (S19).
 //   - A sweeper (Config.SweepInterval) deletes expired messages and envelopes and turns each org
 //     question past its deadline without a settling answer into one task proposal, announced as
 //     a `task.event` on its channel and listed by GET /v1/admin/task-proposals (S13).

@@ -54,5 +54,8 @@ func (s *Server) Sweep(ctx context.Context) error {
 		}
 	}
 	s.notify.prune(now)
+	if err := s.sweepBusFrames(ctx, now); err != nil {
+		return err
+	}
 	return s.sweepBus(ctx, now)
 }

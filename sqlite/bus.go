@@ -92,10 +92,11 @@ type busStmts struct {
 	selStream, selReceipt, putReceipt                                               *sql.Stmt
 	selProposal, nextNumber, bumpSeq, insProposal, unpend                           *sql.Stmt
 	expireReceipts, expireMessages                                                  *sql.Stmt
+	frames                                                                          frameStmts
 }
 
 func (b *busStmts) defs() []stmtDef {
-	return []stmtDef{
+	return append(b.frames.defs(), []stmtDef{
 		{&b.byClient, `SELECT ` + msgCols + `, ` + streamCols + ` FROM bus_messages m JOIN bus_streams s ON s.id = m.stream
 			WHERE m.sender_org = ? AND m.sender_instance = ? AND m.client_msg_id = ?`},
 		{&b.byGID, `SELECT id, expires_at FROM bus_messages WHERE gid = ?`},
@@ -127,7 +128,7 @@ func (b *busStmts) defs() []stmtDef {
 			WHERE expires_at > 0 AND expires_at <= ?1 ORDER BY expires_at, id LIMIT ?2)`},
 		{&b.expireMessages, `DELETE FROM bus_messages WHERE id IN (SELECT id FROM bus_messages
 			WHERE expires_at > 0 AND expires_at <= ?1 ORDER BY expires_at, id LIMIT ?2)`},
-	}
+	}...)
 }
 
 // dropMessage deletes an expired, unswept message that still holds a key a new write needs
@@ -568,8 +569,8 @@ func (s *Store) ReadMessages(ctx context.Context, stream store.StreamKey, q stor
 	return s.readMessages(ctx, s.rdb, stream, id, q, s.opts.Now().UnixNano())
 }
 
-// ReadStream implements [store.BusStore.ReadStream]: the messages and the task events are read
-// in one read transaction (one WAL snapshot), so a commit that lands between the two queries
+// ReadStream implements [store.BusStore.ReadStream]: the messages, task events and publishes
+// are read in one read transaction (one WAL snapshot), so a commit that lands between the queries
 // cannot show a later position without an earlier one.
 func (s *Store) ReadStream(ctx context.Context, stream store.StreamKey, q store.ReadQuery) ([]store.StreamEntry, error) {
 	if err := store.ValidateReadQuery(stream, q); err != nil {
@@ -587,7 +588,12 @@ func (s *Store) ReadStream(ctx context.Context, stream store.StreamKey, q store.
 	if err != nil || !ok {
 		return nil, err
 	}
-	msgs, err := s.readMessages(ctx, tx, stream, id, q, s.opts.Now().UnixNano())
+	now := s.opts.Now().UnixNano()
+	msgs, err := s.readMessages(ctx, tx, stream, id, q, now)
+	if err != nil {
+		return nil, err
+	}
+	pubs, err := s.readPublishes(ctx, tx, stream, id, q, now)
 	if err != nil {
 		return nil, err
 	}
@@ -611,18 +617,7 @@ func (s *Store) ReadStream(ctx context.Context, stream store.StreamKey, q store.
 			return nil, s.readErr(err)
 		}
 	}
-	// Each list holds its q.Limit first entries, so the first q.Limit of the merge are exact.
-	out := make([]store.StreamEntry, 0, min(q.Limit, len(msgs)+len(tasks)))
-	for len(out) < q.Limit && (len(msgs) > 0 || len(tasks) > 0) {
-		if len(tasks) == 0 || (len(msgs) > 0 && msgs[0].Seq < tasks[0].Seq) {
-			out = append(out, store.StreamEntry{Seq: msgs[0].Seq, Message: &msgs[0]})
-			msgs = msgs[1:]
-		} else {
-			out = append(out, store.StreamEntry{Seq: tasks[0].Seq, Task: &tasks[0]})
-			tasks = tasks[1:]
-		}
-	}
-	return out, nil
+	return mergeEntries(msgs, tasks, pubs, q.Limit), nil
 }
 
 // StreamLastSeq implements [store.BusStore.StreamLastSeq].

@@ -29,17 +29,17 @@
 // # Sequences
 //
 // What must be assigned is assigned inside the write transaction, from counters stored in the
-// database: a stream's `seq` (bus_streams.last_seq, shared by its messages and task events), the
-// envelope store sequence (envelope_state.last_seq), task numbers per vault. A refused call
-// rolls back to its savepoint and gives its values back; a committed one keeps them, and counter
-// rows are never deleted, so the sequences have no gaps, survive a crash exactly as committed,
-// and are never reused after expiry. A `gid` the caller leaves empty is minted as a ULID
-// ([store.NewULID]).
+// database: a stream's `seq` (bus_streams.last_seq, shared by its messages, task events and
+// publishes), the envelope store sequence (envelope_state.last_seq), task numbers per vault. A
+// refused call rolls back to its savepoint and gives its values back; a committed one keeps
+// them, and counter rows are never deleted, so the sequences have no gaps, survive a crash
+// exactly as committed, and are never reused after expiry. A `gid` the caller leaves empty is
+// minted as a ULID ([store.NewULID]).
 //
 // # Time
 //
-// Options.Now decides when a bus message has expired (it is then invisible to every read
-// before the sweeper deletes it). Envelope times are the caller's, raised so that they never go
+// Options.Now decides when a bus message, publish or handoff has expired (it is then invisible
+// to every read before the sweeper deletes it). Envelope times are the caller's, raised so that they never go
 // back (envelope_state.clock): sequence order and time order agree, and ExpireEnvelopes removes
 // a prefix.
 //

@@ -24,6 +24,11 @@ var wantIndex = map[string]string{
 	"m.client_msg_id = ?":                 "(sender_org=? AND sender_instance=? AND client_msg_id=?)",
 	"AND seq > ? AND stored_at >= ?":      "envelopes_by_org (org=? AND seq>?)",
 	"WHERE m.stream = ? AND m.seq > ?":    "(stream=? AND",
+	"expires_at <= ?1 AND expires_at > 0": "_by_expiry (expires_at>? AND expires_at<?)",
+	"p.client_msg_id = ?":                 "(sender_org=? AND sender_instance=? AND client_msg_id=?)",
+	"WHERE p.stream = ? AND p.seq > ?":    "(stream=? AND seq>?)",
+	"AND h.state = 0 AND h.deadline > ?":  "bus_handoffs_pending (org=? AND to_instance=? AND to_agent=?)",
+	"h.org = ? AND h.handoff_id = ?":      "(org=? AND handoff_id=?)",
 }
 
 // TestQueryPlans: every hot statement of the bus and notification lanes finds its rows through
@@ -40,7 +45,12 @@ func TestQueryPlans(t *testing.T) {
 		q, _ := messageQuery(1, rq, 0, 10)
 		queries[q] = q
 	}
-	for _, q := range []string{qStreamRow, qMessageByGID, qStreamTasks, qDueQuestions, qListProposals, qReadEnvelopes, qLastEnvelope} {
+	for _, rq := range []store.ReadQuery{{}, {Viewer: &store.Viewer{Org: "o", Instance: "i"}}, {Viewer: &store.Viewer{Org: "o", Instance: "i", Agents: []string{"a", "b"}}}} {
+		q, _ := publishQuery(1, rq, 0)
+		queries[q] = q
+	}
+	for _, q := range []string{qStreamRow, qMessageByGID, qStreamTasks, qDueQuestions, qListProposals, qReadEnvelopes, qLastEnvelope,
+		qHandoffByKey, qPendingHandoffs} {
 		queries[q] = q
 	}
 	matched := map[string]bool{}

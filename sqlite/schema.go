@@ -179,6 +179,53 @@ var migrations = []migration{
 			`ALTER TABLE runs DROP COLUMN snapshot`,
 		},
 	},
+	{
+		name: "bus frames: publishes and handoffs",
+		stmts: []string{
+			// The publish frames of org channels (hive.md §4.2 `publish`, delivered as
+			// `deliver`); stream is bus_streams.id and seq comes from its last_seq, shared with
+			// the stream's messages and task events. private = 1 keeps the publish to viewers
+			// that announced to_agent.
+			`CREATE TABLE bus_publishes (
+				id              INTEGER PRIMARY KEY,
+				stream          INTEGER NOT NULL,
+				seq             INTEGER NOT NULL,
+				sender_org      TEXT    NOT NULL,
+				sender_instance TEXT    NOT NULL,
+				client_msg_id   TEXT    NOT NULL,
+				to_agent        TEXT    NOT NULL, -- '' when none
+				private         INTEGER NOT NULL,
+				server_time     INTEGER NOT NULL, -- unix nanoseconds
+				expires_at      INTEGER NOT NULL, -- unix nanoseconds, 0 = never
+				data            BLOB    NOT NULL,
+				UNIQUE (stream, seq),
+				UNIQUE (sender_org, sender_instance, client_msg_id) -- S9
+			)`,
+			`CREATE INDEX bus_publishes_by_expiry ON bus_publishes (expires_at, id) WHERE expires_at > 0`,
+			// Handoffs (hive.md §4.6), one per (org, handoff_id); state 0 offered, 1 acked,
+			// 2 rejected. An offered one is redelivered to (to_instance, to_agent) until its
+			// deadline; the row stays until expires_at, after the deadline.
+			`CREATE TABLE bus_handoffs (
+				id            INTEGER PRIMARY KEY,
+				org           TEXT    NOT NULL,
+				handoff_id    TEXT    NOT NULL,
+				channel       TEXT    NOT NULL,
+				from_instance TEXT    NOT NULL,
+				from_agent    TEXT    NOT NULL,
+				to_instance   TEXT    NOT NULL,
+				to_agent      TEXT    NOT NULL,
+				state         INTEGER NOT NULL,
+				deadline      INTEGER NOT NULL, -- unix nanoseconds
+				created_at    INTEGER NOT NULL, -- unix nanoseconds
+				settled_at    INTEGER NOT NULL, -- unix nanoseconds, 0 while offered
+				expires_at    INTEGER NOT NULL, -- unix nanoseconds, 0 = never
+				data          BLOB    NOT NULL,
+				UNIQUE (org, handoff_id)
+			)`,
+			`CREATE INDEX bus_handoffs_pending ON bus_handoffs (org, to_instance, to_agent, id) WHERE state = 0`,
+			`CREATE INDEX bus_handoffs_by_expiry ON bus_handoffs (expires_at, id) WHERE expires_at > 0`,
+		},
+	},
 }
 
 // SchemaVersion is the schema version this binary writes: the number of migrations.

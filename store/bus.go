@@ -75,9 +75,11 @@ type BusStore interface {
 	ReadMessages(ctx context.Context, stream StreamKey, q ReadQuery) ([]StoredMessage, error)
 
 	// ReadStream is ReadMessages interleaved with the stream's task events (the `task.event`
-	// frames announcing proposals, which take the channel's next seq, hive.md §6.2 and S13), in
-	// seq order: the catch-up and hello-cursor replay of hive.md §4.1 and H4. Task events are
-	// visible to every viewer and belong to no thread (q.ThreadID leaves them out).
+	// frames announcing proposals, which take the channel's next seq, hive.md §6.2 and S13) and
+	// its visible publishes (the `deliver` frames, [BusFrameStore.AppendPublish]), in seq
+	// order: the catch-up and hello-cursor replay of hive.md §4.1 and H4. Task events are
+	// visible to every viewer; a publish as [PublishWrite.VisibleTo] says. Neither belongs to
+	// a thread (q.ThreadID leaves them out).
 	ReadStream(ctx context.Context, stream StreamKey, q ReadQuery) ([]StreamEntry, error)
 
 	// StreamLastSeq returns the last seq given on the stream (0 when none): where a live
@@ -122,8 +124,11 @@ type BusStore interface {
 	ExpireMessages(ctx context.Context, now time.Time, limit int) (int, error)
 
 	// SubscribeStream has the semantics of [RunStore.Subscribe] for one stream: a wake-up
-	// after each commit that stored a message or a task event on it.
+	// after each commit that stored a message, a task event or a publish on it.
 	SubscribeStream(stream StreamKey) (notify <-chan struct{}, cancel func())
+
+	// BusFrameStore holds the bus frames other than messages (publishes).
+	BusFrameStore
 }
 
 // StreamKey names one bus sequence space (hive.md §4.6): a channel of an org, or a swarm.
@@ -213,6 +218,9 @@ type StoredMessage struct {
 type Viewer struct {
 	// Org and Instance are the reading token's org and `instance_id`.
 	Org, Instance string
+	// Agents are the agents the viewer announced on the stream: a private publish is visible
+	// only to a viewer that announced its `to` ([PublishWrite.VisibleTo]). Messages ignore it.
+	Agents []string
 }
 
 // ReadQuery selects messages of one stream for [BusStore.ReadMessages] and
@@ -264,7 +272,8 @@ type ProposalQuery struct {
 	Limit int
 }
 
-// StreamEntry is one position of a stream: a message or a task event (exactly one is set).
+// StreamEntry is one position of a stream: a message, a task event or a publish (exactly one
+// is set).
 type StreamEntry struct {
 	// Seq is the position.
 	Seq int64
@@ -272,4 +281,6 @@ type StreamEntry struct {
 	Message *StoredMessage
 	// Task is set for a `task.event` entry.
 	Task *TaskProposal
+	// Publish is set for a `deliver` entry.
+	Publish *StoredPublish
 }

@@ -1,0 +1,131 @@
+package relay
+
+import (
+	"time"
+
+	"github.com/agentwire/agentwire/hive"
+	"github.com/agentwire/agentwire/store"
+)
+
+// `presence` → `presence_update` (hive.md §4.2, §4.3, §4.4).
+//
+// A presence frame is validated (§4.4) and must name an agent this socket's hello announced
+// (H5, field `agent_id`). For each vault among that agent's announced channels, the relay sends
+// one `presence_update` {agent_id, instance_id (the token's), role (the hello's BusAgentV1),
+// vault_id, state, server_time, profile (as sent, self-reported)} to every other open socket
+// following at least one channel of that vault in the same org: never across orgs, never to
+// the sending socket. The tag written is `presence_update` (§4.2). `profile_id` is never set:
+// the relay has no profile registry.
+//
+// Presence is live only (project-defined): it takes no seq, is not stored, is not replayed by
+// hello cursors, catch-up or poll, and a socket that connects later learns an agent's state
+// from its next presence frame only. A presence_update travels like `message.status`: queued
+// without waiting, so a socket too far behind is disconnected as a slow consumer (relay.md §3).
+//
+// Going offline (project-defined): when a socket closes, and when a later hello (H2) stops
+// announcing an agent in a vault, every agent it announced there becomes `offline` for the
+// other sockets of the vault — a `presence_update` with state `offline` and no profile — unless
+// another open socket of the same instance still announces that agent in that vault.
+
+// presenceFrame answers one `presence` frame; success sends nothing back.
+func (sock *busSocket) presenceFrame(f *hive.FramePresence) {
+	if err := f.Validate(); err != nil {
+		sock.sendError(nil, frameValidationError(err))
+		return
+	}
+	sock.mu.Lock()
+	a, ok := sock.agents[f.AgentID]
+	sock.mu.Unlock()
+	if !ok { // H5
+		sock.sendError(nil, newBusError(hive.HiveErrorCodeInvalidRequest, "agent_id", hive.ReasonUnannouncedAgent, "agent_id"+MsgUnannouncedAgent))
+		return
+	}
+	now := hive.UtcTimestampOf(sock.s.now().UTC().Truncate(time.Second))
+	for _, vault := range vaultsOf(a.Channels) {
+		sock.s.sendPresence(sock, hive.FramePresenceUpdate{AgentID: a.AgentID, InstanceID: sock.p.InstanceID, Role: a.Role,
+			VaultID: vault, State: f.State, ServerTime: now, Profile: f.Profile})
+	}
+}
+
+// sendPresence pushes u to every socket of u's vault in from's org except from.
+func (s *Server) sendPresence(from *busSocket, u hive.FramePresenceUpdate) {
+	data, err := u.MarshalJSON()
+	if err != nil {
+		return
+	}
+	for _, so := range s.bus.vaultSockets(from.p.Org, u.VaultID) {
+		if so != from {
+			so.push(data)
+		}
+	}
+}
+
+// presenceGone announces `offline` for each (agent, vault) of gone that no open socket of this
+// instance announces any more (socket close, or a hello that dropped it). Called after the
+// socket's announcements were replaced (setAnnouncements).
+func (sock *busSocket) presenceGone(gone map[string]hive.BusAgentV1) {
+	if len(gone) == 0 {
+		return
+	}
+	now := hive.UtcTimestampOf(sock.s.now().UTC().Truncate(time.Second))
+	for _, a := range gone {
+		for _, vault := range vaultsOf(a.Channels) {
+			if sock.s.bus.liveIn(sock.p.Org, sock.p.InstanceID, a.AgentID, vault) {
+				continue
+			}
+			sock.s.sendPresence(sock, hive.FramePresenceUpdate{AgentID: a.AgentID, InstanceID: sock.p.InstanceID, Role: a.Role,
+				VaultID: vault, State: hive.PresenceStateOffline, ServerTime: now})
+		}
+	}
+}
+
+// vaultsOf returns the distinct vault ids of channels, in first-seen order.
+func vaultsOf(channels []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, ch := range channels {
+		if _, vault, _, err := hive.ParseChannel(ch); err == nil && !seen[vault] {
+			seen[vault] = true
+			out = append(out, vault)
+		}
+	}
+	return out
+}
+
+// vaultSockets returns the sockets following at least one channel of vault in org.
+func (l *busLane) vaultSockets(org, vault string) []*busSocket {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	seen := map[*busSocket]bool{}
+	var out []*busSocket
+	for k, f := range l.streams {
+		if k.Network != store.NetworkOrg || k.Org != org {
+			continue
+		}
+		if _, v, _, err := hive.ParseChannel(k.Name); err != nil || v != vault {
+			continue
+		}
+		for so := range f.sockets {
+			if !seen[so] {
+				seen[so] = true
+				out = append(out, so)
+			}
+		}
+	}
+	return out
+}
+
+// liveIn reports whether an open socket of instance announces agent on a channel of vault.
+func (l *busLane) liveIn(org, instance, agent, vault string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for ch, e := range l.agents[agentKey{org, instance, agent}] {
+		if e.live <= 0 {
+			continue
+		}
+		if _, v, _, err := hive.ParseChannel(ch); err == nil && v == vault {
+			return true
+		}
+	}
+	return false
+}
