@@ -78,7 +78,7 @@ a flag given on the command line wins. SIGINT or SIGTERM stops it gracefully.`,
 	f.StringVar(&o.data, "data", "./agentwire-data", "data directory (SQLite file agentwire.db inside)")
 	f.StringVar(&o.store, "store", "sqlite", "store backend: sqlite or jetstream")
 	f.StringVar(&o.nats, "nats", "", "NATS URL of an external JetStream cluster (with --store jetstream)")
-	f.StringVar(&o.auth, "auth", "", "auth file (JSON list of hashed bearer tokens); without it the relay runs in local mode")
+	f.StringVar(&o.auth, "auth", "", "auth file: a JSON list of hashed bearer tokens, or {\"tokens\": [...], \"sealed_vaults\": [{org, vault_id, epoch}]}; without it the relay runs in local mode")
 	f.StringVar(&o.maxBody, "max-body", "4MiB", "largest request body (bytes, or with KiB/MiB/GiB)")
 	f.StringVar(&o.maxEvent, "max-event", "1MiB", "largest single event (bytes, or with KiB/MiB/GiB)")
 	f.IntVar(&o.maxBatch, "max-batch", relay.DefaultMaxBatch, "most events in one NDJSON request")
