@@ -38,9 +38,6 @@ type vaultKey struct{ org, vault, agent string }
 
 type instKey struct{ org, instance string }
 
-// clientKey is the S9 idempotency key: the sending instance and its `client_msg_id`.
-type clientKey struct{ org, instance, clientMsgID string }
-
 // busLane is the bus's in-process state.
 type busLane struct {
 	mu sync.Mutex
@@ -56,17 +53,13 @@ type busLane struct {
 	all map[*busSocket]struct{}
 	// acks: the last acknowledged seq per instance and channel (hive.md §4.6 `ack`).
 	acks map[instChannel]int64
-	// sent remembers recent sends (S9): a resend is answered from the store even when a check
-	// made at send time (a binding, a deadline) would now fail.
-	sent      map[clientKey]string
-	sentOrder []clientKey
 
 	cache deliveryCache
 }
 
 type instChannel struct{ org, instance, channel string }
 
-// maxSentIndex bounds busLane.sent.
+// maxSentIndex bounds busSocket.sent.
 const maxSentIndex = 1 << 16
 
 // announceWindow is how long an announcement binds a `to` after its socket is gone (S7).
@@ -80,7 +73,6 @@ func newBusLane() *busLane {
 		streams: map[store.StreamKey]*streamFollowers{},
 		all:     map[*busSocket]struct{}{},
 		acks:    map[instChannel]int64{},
-		sent:    map[clientKey]string{},
 		cache:   deliveryCache{m: map[string]*cachedDelivery{}},
 	}
 }
@@ -186,27 +178,6 @@ func (l *busLane) prune(now time.Time) {
 			delete(l.byVault, vk)
 		}
 	}
-}
-
-// rememberSent records a stored send for S9 lookups.
-func (l *busLane) rememberSent(k clientKey, gid string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if _, ok := l.sent[k]; !ok {
-		l.sentOrder = append(l.sentOrder, k)
-	}
-	l.sent[k] = gid
-	for len(l.sentOrder) > maxSentIndex {
-		delete(l.sent, l.sentOrder[0])
-		l.sentOrder = l.sentOrder[1:]
-	}
-}
-
-func (l *busLane) sentGID(k clientKey) (string, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	gid, ok := l.sent[k]
-	return gid, ok
 }
 
 // register adds a socket that said hello to its instance's set.

@@ -145,17 +145,20 @@ func (s *Server) sendMessage(ctx context.Context, p *Principal, m *hive.AgentMes
 		return hive.MessageStoredV1{}, validationError(err)
 	}
 	scope := p.scope()
-	ck := clientKey{p.Org, p.InstanceID, m.ClientMsgID}
-	// S9: a resend of a stored id is answered with the original, before any check that could
-	// have changed since (bindings, deadlines).
-	if gid, ok := s.bus.sentGID(ck); ok {
-		if orig, err := s.store.GetMessage(ctx, scope, gid); err == nil && orig.SenderOrg == p.Org && orig.SenderInstance == p.InstanceID {
-			rec, err := s.storedRecord(orig)
-			if err == nil {
-				s.metrics.messages.WithLabelValues("replayed").Inc()
-				return rec, nil
-			}
+	// S9: a resend of a stored id is answered with the original from the store, before any
+	// check that could have changed since (bindings, deadlines, swarm membership), even after
+	// a restart. A concurrent first send that is stored between this lookup and AppendMessage
+	// is still replayed by the store itself.
+	switch orig, err := s.store.LookupClientMsg(ctx, p.Org, p.InstanceID, m.ClientMsgID); {
+	case err == nil:
+		rec, err := s.storedRecord(orig)
+		if err != nil {
+			return hive.MessageStoredV1{}, s.busStoreErr(ctx, "render message", err)
 		}
+		s.metrics.messages.WithLabelValues("replayed").Inc()
+		return rec, nil
+	case !errors.Is(err, store.ErrNotFound):
+		return hive.MessageStoredV1{}, s.busStoreErr(ctx, "look up client_msg_id", err)
 	}
 
 	// S2: the network, scoped to the token.
@@ -292,7 +295,6 @@ func (s *Server) sendMessage(ctx context.Context, p *Principal, m *hive.AgentMes
 	} else {
 		s.metrics.messages.WithLabelValues("stored").Inc()
 	}
-	s.bus.rememberSent(ck, stored.GID)
 	rec, err := s.storedRecord(stored)
 	if err != nil {
 		return hive.MessageStoredV1{}, s.busStoreErr(ctx, "render message", err)

@@ -463,6 +463,9 @@ func (s *Store) BusSubscribers() int { return s.streams.Subscribers() }
 const (
 	qStreamRow    = `SELECT id, last_seq FROM bus_streams WHERE network = ? AND org = ? AND name = ?`
 	qMessageByGID = `SELECT ` + msgCols + `, ` + streamCols + ` FROM bus_messages m JOIN bus_streams s ON s.id = m.stream WHERE m.gid = ?`
+	// The S9 key is the UNIQUE (sender_org, sender_instance, client_msg_id) of bus_messages.
+	qMessageByClient = `SELECT ` + msgCols + `, ` + streamCols + ` FROM bus_messages m JOIN bus_streams s ON s.id = m.stream
+		WHERE m.sender_org = ? AND m.sender_instance = ? AND m.client_msg_id = ?`
 	qStreamTasks  = `SELECT ` + propCols + ` FROM task_proposals p WHERE p.stream = ? AND p.seq > ? ORDER BY p.seq LIMIT ?`
 	qDueQuestions = `SELECT ` + msgCols + `, ` + streamCols + ` FROM bus_messages m JOIN bus_streams s ON s.id = m.stream
 		WHERE m.pending = 1 AND m.deadline <= ? AND (m.expires_at = 0 OR m.expires_at > ?) ORDER BY m.deadline, m.id LIMIT ?`
@@ -503,6 +506,31 @@ func (s *Store) GetMessage(ctx context.Context, scope store.MessageScope, gid st
 		return store.StoredMessage{}, s.readErr(err)
 	}
 	if !scope.Includes(*k) || !visible(r.expires, s.opts.Now().UnixNano()) {
+		return store.StoredMessage{}, store.ErrNotFound
+	}
+	return r.message(), nil
+}
+
+// LookupClientMsg implements [store.BusStore.LookupClientMsg] on the reader pool, through the
+// unique index of the S9 key. An expired message that the sweeper has not deleted yet answers
+// store.ErrNotFound like a missing one.
+func (s *Store) LookupClientMsg(ctx context.Context, org, instance, clientMsgID string) (store.StoredMessage, error) {
+	if err := store.ValidateClientKey(org, instance, clientMsgID); err != nil {
+		return store.StoredMessage{}, err
+	}
+	if s.isClosed() {
+		return store.StoredMessage{}, store.ErrClosed
+	}
+	var r msgRow
+	k := &r.m.Stream
+	err := s.rdb.QueryRowContext(ctx, qMessageByClient, org, instance, clientMsgID).Scan(r.dest(&k.Network, &k.Org, &k.Name)...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.StoredMessage{}, store.ErrNotFound
+	}
+	if err != nil {
+		return store.StoredMessage{}, s.readErr(err)
+	}
+	if !visible(r.expires, s.opts.Now().UnixNano()) {
 		return store.StoredMessage{}, store.ErrNotFound
 	}
 	return r.message(), nil

@@ -40,7 +40,7 @@ func TestQueryPlans(t *testing.T) {
 		q, _ := messageQuery(1, rq, 0, 10)
 		queries[q] = q
 	}
-	for _, q := range []string{qStreamRow, qMessageByGID, qStreamTasks, qDueQuestions, qListProposals, qReadEnvelopes, qLastEnvelope} {
+	for _, q := range []string{qStreamRow, qMessageByGID, qMessageByClient, qStreamTasks, qDueQuestions, qListProposals, qReadEnvelopes, qLastEnvelope} {
 		queries[q] = q
 	}
 	matched := map[string]bool{}

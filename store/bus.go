@@ -62,6 +62,14 @@ type BusStore interface {
 	// gid that a stored message already has is [ErrDuplicateGID].
 	AppendMessage(ctx context.Context, m MessageWrite) (msg StoredMessage, replayed bool, err error)
 
+	// LookupClientMsg returns the visible message that the instance (org, instance) stored
+	// with `client_msg_id` clientMsgID, whatever its stream: the original that AppendMessage
+	// replays for that key (S9). None, and an expired one, answer [ErrNotFound]. The relay
+	// answers a resend with it before any check made at send time that could fail now (a
+	// recipient binding, a deadline), so a resend gets the original values even after a
+	// restart. Empty arguments wrap [ErrInvalid].
+	LookupClientMsg(ctx context.Context, org, instance, clientMsgID string) (StoredMessage, error)
+
 	// GetMessage returns the visible message with that `gid` if its stream is within scope.
 	// Another org's message, a swarm outside scope.Swarms, an expired and an unknown gid all
 	// answer the same [ErrNotFound] (relay.md §1; hive.md S3 and S11). For a `reply_to` or an

@@ -132,6 +132,20 @@ func ValidateMessage(m MessageWrite) error {
 	return nil
 }
 
+// ValidateClientKey checks the S9 key of [BusStore.LookupClientMsg]: the sender's org and
+// instance and the `client_msg_id`, none empty.
+func ValidateClientKey(org, instance, clientMsgID string) error {
+	switch {
+	case org == "":
+		return fmt.Errorf("%w: empty sender org", ErrInvalid)
+	case instance == "":
+		return fmt.Errorf("%w: empty sender instance", ErrInvalid)
+	case clientMsgID == "":
+		return fmt.Errorf("%w: empty client_msg_id", ErrInvalid)
+	}
+	return nil
+}
+
 // ValidateScope checks a [MessageScope] and a gid for [BusStore.GetMessage]: the gid must not
 // be empty. An empty scope is valid and reaches nothing.
 func ValidateScope(_ MessageScope, gid string) error {
