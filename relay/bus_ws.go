@@ -143,7 +143,11 @@ func (sock *busSocket) teardown() {
 		s.bus.unfollow(k, sock)
 	}
 	sock.follows = map[store.StreamKey]*follow{}
-	s.bus.setAnnouncements(sock.p.Org, sock.p.InstanceID, sock.pairs, nil, s.now())
+	// The withdrawn pairs were last seen now; a store closed meanwhile (shutdown) loses only
+	// that refresh.
+	if err := s.announce(sock.ctx, sock.p, sock.pairs, nil); err != nil && !errors.Is(err, store.ErrClosed) {
+		s.log.LogAttrs(sock.ctx, slog.LevelWarn, "bus announcements not recorded", slog.String("error", err.Error()))
+	}
 	sock.pairs = nil
 	s.bus.removeSocket(sock)
 }
@@ -326,7 +330,6 @@ func (sock *busSocket) hello(f *hive.FrameHello, first bool) bool {
 	if f.InstanceID != sock.p.InstanceID { // H3
 		return sock.violation(newBusError(hive.HiveErrorCodeUnauthorized, "instance_id", hive.ReasonInstanceMismatch, MsgInstanceMismatch))
 	}
-	now := s.now()
 	agents := map[string]hive.BusAgentV1{}
 	var pairs []announcement
 	want := map[store.StreamKey]string{}
@@ -354,7 +357,11 @@ func (sock *busSocket) hello(f *hive.FrameHello, first bool) bool {
 			delete(sock.follows, k)
 		}
 	}
-	s.bus.setAnnouncements(sock.p.Org, sock.p.InstanceID, sock.pairs, pairs, now)
+	// The live state changes at once; the store records the pairs (S7 after a restart). A
+	// store failure is reported on the socket, and the hello still applies.
+	if err := s.announce(sock.ctx, sock.p, sock.pairs, pairs); err != nil {
+		sock.sendError(nil, s.busStoreErr(sock.ctx, "record announcements", err))
+	}
 	sock.agents, sock.pairs = agents, pairs
 	if !sock.helloed {
 		sock.helloed = true
@@ -469,7 +476,14 @@ func (sock *busSocket) ackFrame(f *hive.FrameAck) {
 		sock.sendError(nil, newBusError(hive.HiveErrorCodeInvalidRequest, "seq", "", MsgAckBeyondLast))
 		return
 	}
-	sock.s.bus.ack(sock.p.Org, sock.p.InstanceID, f.Channel, int64(f.Seq))
+	// Durable before the next frame is read: the position survives a restart (poll).
+	if _, err := sock.s.store.SetAck(context.WithoutCancel(sock.ctx), sock.p.Org, sock.p.InstanceID, k, int64(f.Seq)); err != nil {
+		if errors.Is(err, store.ErrInvalid) { // beyond the last seq, as checked above
+			sock.sendError(nil, newBusError(hive.HiveErrorCodeInvalidRequest, "seq", "", MsgAckBeyondLast))
+			return
+		}
+		sock.sendError(nil, sock.s.busStoreErr(sock.ctx, "record ack", err))
+	}
 }
 
 // markSent records a client_msg_id this socket sends, before it is stored, so the pump never

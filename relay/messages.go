@@ -248,7 +248,10 @@ func (s *Server) sendMessage(ctx context.Context, p *Principal, m *hive.AgentMes
 			}
 			toOrg, toInst = p.Org, *m.ToInstance
 		default:
-			insts := s.bus.announcedIn(p.Org, vault, to, p.InstanceID, now)
+			insts, err := s.announcedIn(ctx, p.Org, vault, to, p.InstanceID, now)
+			if err != nil {
+				return hive.MessageStoredV1{}, s.busStoreErr(ctx, "read announcements", err)
+			}
 			switch len(insts) {
 			case 0:
 				return hive.MessageStoredV1{}, newBusError(hive.HiveErrorCodeNotFound, "to", "", MsgToUnknown)
@@ -357,27 +360,26 @@ func (s *Server) receipt(ctx context.Context, p *Principal, r *hive.MessageRecei
 	if n, ok := c.d.Network.(hive.NetworkOrg); ok {
 		channel = n.Channel
 	}
-	announced := func(agent, ch string) bool {
+	announced := func(agent, ch string) (bool, error) {
 		if sock != nil {
-			return sock.announces(agent, ch)
+			return sock.announces(agent, ch), nil
 		}
-		return s.bus.announcedOn(p.Org, p.InstanceID, agent, ch, now)
+		return s.announcedOn(ctx, p.Org, p.InstanceID, agent, ch, now)
 	}
 	own := m.SenderOrg == p.Org && m.SenderInstance == p.InstanceID && s.senderName(m) == r.By
 	switch {
 	case own:
 		return notFound
-	case m.ToInstance != "":
-		if m.ToOrg != p.Org || m.ToInstance != p.InstanceID || c.d.To == nil || !announced(r.By, channel) {
-			return notFound
-		}
-		if m.Stream.Network == store.NetworkOrg && *c.d.To != r.By {
-			return notFound
-		}
-	default:
-		if !announced(r.By, channel) {
-			return notFound
-		}
+	case m.ToInstance != "" && (m.ToOrg != p.Org || m.ToInstance != p.InstanceID || c.d.To == nil):
+		return notFound
+	case m.ToInstance != "" && m.Stream.Network == store.NetworkOrg && *c.d.To != r.By:
+		return notFound
+	}
+	switch ok, err := announced(r.By, channel); {
+	case err != nil:
+		return s.busStoreErr(ctx, "read announcements", err)
+	case !ok:
+		return notFound
 	}
 	by := r.By
 	key := r.By
@@ -785,6 +787,20 @@ func (s *Server) sweepBus(ctx context.Context, now time.Time) error {
 			break
 		}
 	}
-	s.bus.prune(now)
+	// Announcements: the live pairs are seen now; what nobody announced for 24 hours binds
+	// nothing any more.
+	if err := s.store.RecordAnnouncements(ctx, s.bus.allLive(), now); err != nil {
+		return err
+	}
+	for {
+		n, err := s.store.ExpireAnnouncements(ctx, now.Add(-announceWindow), sweepBatch)
+		if err != nil {
+			return err
+		}
+		s.metrics.sweeps.WithLabelValues("announcement").Add(float64(n))
+		if n < sweepBatch {
+			break
+		}
+	}
 	return nil
 }

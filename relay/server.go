@@ -23,6 +23,11 @@
 //     and reported 30 days ahead), and renders deliveries per viewer (S4–S6: `thread_id`, trust
 //     `team` with the agent sender on org, `untrusted` with only a handle on a swarm, `mine`).
 //     No vault is sealed, so `sealed` is refused with reason not_sealed (S17).
+//   - A resent `client_msg_id` is answered from the store (BusStore.LookupClientMsg) before any
+//     check that could fail now, so it gets the original `message.stored` even after a restart
+//     (S9). Hello announcements and `ack` positions are stored (BusStore.RecordAnnouncements,
+//     SetAck): S7's binding and S16's announced recipients read the store (pairs last seen
+//     within 24 hours) together with the pairs of open sockets, and a restart changes neither.
 //   - The `/v1/bus` WebSocket follows hello's rules (H1–H6); a socket follows the channels its
 //     agents announce and every swarm its token belongs to, and reads each followed stream after
 //     every commit notification, so deliveries come in seq order and never back to the sending

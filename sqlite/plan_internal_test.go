@@ -24,6 +24,10 @@ var wantIndex = map[string]string{
 	"m.client_msg_id = ?":                 "(sender_org=? AND sender_instance=? AND client_msg_id=?)",
 	"AND seq > ? AND stored_at >= ?":      "envelopes_by_org (org=? AND seq>?)",
 	"WHERE m.stream = ? AND m.seq > ?":    "(stream=? AND",
+	"AND agent = ? AND last_seen >= ?":    "bus_announcements_by_vault (org=? AND vault=? AND agent=?",
+	"WHERE last_seen < ?":                 "bus_announcements_by_age (last_seen<?)",
+	"AND instance = ? AND last_seen >= ?": "(org=? AND instance=?)",
+	"WHERE a.org = ? AND a.instance = ?":  "(org=? AND instance=?)",
 }
 
 // TestQueryPlans: every hot statement of the bus and notification lanes finds its rows through
@@ -33,14 +37,14 @@ func TestQueryPlans(t *testing.T) {
 	s, _ := openGated(t)
 	ctx := context.Background()
 	queries := map[string]string{}
-	for _, d := range append(s.w.bus.defs(), s.w.env.defs()...) {
+	for _, d := range append(append(s.w.bus.defs(), s.w.state.defs()...), s.w.env.defs()...) {
 		queries[d.q] = d.q
 	}
 	for _, rq := range []store.ReadQuery{{}, {ThreadID: "t"}, {Viewer: &store.Viewer{Org: "o", Instance: "i"}}} {
 		q, _ := messageQuery(1, rq, 0, 10)
 		queries[q] = q
 	}
-	for _, q := range []string{qStreamRow, qMessageByGID, qMessageByClient, qStreamTasks, qDueQuestions, qListProposals, qReadEnvelopes, qLastEnvelope} {
+	for _, q := range []string{qStreamRow, qMessageByGID, qMessageByClient, qAnnouncedInstances, qAnnouncements, qAcks, qStreamTasks, qDueQuestions, qListProposals, qReadEnvelopes, qLastEnvelope} {
 		queries[q] = q
 	}
 	matched := map[string]bool{}

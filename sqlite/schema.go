@@ -179,6 +179,36 @@ var migrations = []migration{
 			`ALTER TABLE runs DROP COLUMN snapshot`,
 		},
 	},
+	{
+		name: "durable bus state",
+		stmts: []string{
+			// hello announcements (hive.md §4.5, S7): one row per (org, instance, agent,
+			// channel), last_seen the last time it was announced or withdrawn; vault is the
+			// channel's vault_id, the scope of S7's recipient binding.
+			`CREATE TABLE bus_announcements (
+				id        INTEGER PRIMARY KEY,
+				org       TEXT    NOT NULL,
+				instance  TEXT    NOT NULL,
+				agent     TEXT    NOT NULL,
+				channel   TEXT    NOT NULL,
+				vault     TEXT    NOT NULL,
+				last_seen INTEGER NOT NULL, -- unix nanoseconds
+				UNIQUE (org, instance, agent, channel)
+			)`,
+			// S7: the instances that announced an agent in a vault, each once, in order.
+			`CREATE INDEX bus_announcements_by_vault ON bus_announcements (org, vault, agent, instance, last_seen)`,
+			`CREATE INDEX bus_announcements_by_age ON bus_announcements (last_seen, id)`,
+			// ack positions (hive.md §4.6) per acknowledging instance and stream
+			// (bus_streams.id); seq never goes down.
+			`CREATE TABLE bus_acks (
+				org      TEXT    NOT NULL,
+				instance TEXT    NOT NULL,
+				stream   INTEGER NOT NULL,
+				seq      INTEGER NOT NULL,
+				PRIMARY KEY (org, instance, stream)
+			)`,
+		},
+	},
 }
 
 // SchemaVersion is the schema version this binary writes: the number of migrations.

@@ -256,3 +256,64 @@ func ValidateEnvelope(org string, e EnvelopeWrite, window time.Duration) error {
 func ValidateEnvelopeQuery(org string, q EnvelopeQuery) error {
 	return ValidatePage(org, q.After, q.Limit)
 }
+
+// ValidateAnnouncements checks the arguments of [BusStore.RecordAnnouncements].
+func ValidateAnnouncements(anns []Announcement, at time.Time) error {
+	if at.IsZero() {
+		return fmt.Errorf("%w: zero announcement time", ErrInvalid)
+	}
+	for i, a := range anns {
+		switch {
+		case a.Org == "":
+			return fmt.Errorf("%w: announcement %d: empty org", ErrInvalid, i)
+		case a.Instance == "":
+			return fmt.Errorf("%w: announcement %d: empty instance", ErrInvalid, i)
+		case a.Agent == "":
+			return fmt.Errorf("%w: announcement %d: empty agent", ErrInvalid, i)
+		case a.Channel == "":
+			return fmt.Errorf("%w: announcement %d: empty channel", ErrInvalid, i)
+		case a.Vault == "":
+			return fmt.Errorf("%w: announcement %d: empty vault", ErrInvalid, i)
+		}
+	}
+	return nil
+}
+
+// ValidateAnnouncedQuery checks the arguments of [BusStore.AnnouncedInstances].
+func ValidateAnnouncedQuery(org, vault, agent string) error {
+	switch {
+	case org == "":
+		return fmt.Errorf("%w: empty org", ErrInvalid)
+	case vault == "":
+		return fmt.Errorf("%w: empty vault", ErrInvalid)
+	case agent == "":
+		return fmt.Errorf("%w: empty agent", ErrInvalid)
+	}
+	return nil
+}
+
+// ValidateInstance checks an instance key (org and instance, neither empty) of
+// [BusStore.Announcements], [BusStore.Acks] and [BusStore.SetAck].
+func ValidateInstance(org, instance string) error {
+	switch {
+	case org == "":
+		return fmt.Errorf("%w: empty org", ErrInvalid)
+	case instance == "":
+		return fmt.Errorf("%w: empty instance", ErrInvalid)
+	}
+	return nil
+}
+
+// ValidateAck checks the arguments of [BusStore.SetAck].
+func ValidateAck(org, instance string, stream StreamKey, seq int64) error {
+	if err := ValidateInstance(org, instance); err != nil {
+		return err
+	}
+	if err := ValidateStream(stream); err != nil {
+		return err
+	}
+	if seq <= 0 {
+		return fmt.Errorf("%w: ack seq %d is not positive", ErrInvalid, seq)
+	}
+	return nil
+}

@@ -19,7 +19,9 @@ import (
 // never mix, scoped lookups whose every miss is the same ErrNotFound, history pages with thread
 // and visibility filters, receipts that only move forward, task proposals at most once per
 // question with per-vault numbers and a seq on the channel, retention and the sweeper, reopen,
-// change notification and Close.
+// change notification and Close; hello announcements (latest time per pair, the instances that
+// announced an agent in a vault since a time, expiry) and ack positions that never go down,
+// both surviving a reopen.
 func RunBus(t *testing.T, open Opener) {
 	h := &harness{open: open}
 	for _, c := range []struct {
@@ -39,6 +41,9 @@ func RunBus(t *testing.T, open Opener) {
 		{"Retention", testBusRetention},
 		{"OpaqueBytes", testBusOpaqueBytes},
 		{"Reopen", testBusReopen},
+		{"Announcements", testBusAnnouncements},
+		{"Acks", testBusAcks},
+		{"StateReopen", testBusStateReopen},
 		{"Subscribe", testBusSubscribe},
 		{"CanceledContext", testBusCanceledContext},
 		{"Closed", testBusClosed},
@@ -322,6 +327,23 @@ func testBusInvalidArguments(t *testing.T, h *harness) {
 			return err
 		}},
 		{"ExpireMessages zero time", func() error { _, err := s.ExpireMessages(ctx, time.Time{}, 1); return err }},
+		{"RecordAnnouncements zero time", func() error { return s.RecordAnnouncements(ctx, nil, time.Time{}) }},
+		{"RecordAnnouncements empty vault", func() error {
+			return s.RecordAnnouncements(ctx, []store.Announcement{{Org: "o", Instance: "i", Agent: "a", Channel: ChannelGeneral}}, now)
+		}},
+		{"RecordAnnouncements empty agent", func() error {
+			return s.RecordAnnouncements(ctx, []store.Announcement{{Org: "o", Instance: "i", Channel: ChannelGeneral, Vault: Vault}}, now)
+		}},
+		{"AnnouncedInstances empty vault", func() error { _, err := s.AnnouncedInstances(ctx, "o", "", "a", now); return err }},
+		{"Announcements empty instance", func() error { _, err := s.Announcements(ctx, "o", "", now); return err }},
+		{"ExpireAnnouncements zero limit", func() error { _, err := s.ExpireAnnouncements(ctx, now, 0); return err }},
+		{"SetAck zero seq", func() error { _, err := s.SetAck(ctx, "o", "i", k, 0); return err }},
+		{"SetAck bad stream", func() error {
+			_, err := s.SetAck(ctx, "o", "i", store.StreamKey{Network: "org", Name: "c"}, 1)
+			return err
+		}},
+		{"SetAck empty org", func() error { _, err := s.SetAck(ctx, "", "i", k, 1); return err }},
+		{"Acks empty org", func() error { _, err := s.Acks(ctx, "", "i"); return err }},
 		{"ExpireMessages zero limit", func() error { _, err := s.ExpireMessages(ctx, now, 0); return err }},
 		{"DueQuestions zero limit", func() error { _, err := s.DueQuestions(ctx, now, 0); return err }},
 	} {
@@ -1291,6 +1313,14 @@ func testBusClosed(t *testing.T, h *harness) {
 		},
 		"ListTaskProposals": func() error { _, err := s.ListTaskProposals(ctx, "o", store.ProposalQuery{Limit: 1}); return err },
 		"ExpireMessages":    func() error { _, err := s.ExpireMessages(ctx, now, 1); return err },
+		"RecordAnnouncements": func() error {
+			return s.RecordAnnouncements(ctx, []store.Announcement{{Org: "o", Instance: "i", Agent: "a", Channel: ChannelGeneral, Vault: Vault}}, now)
+		},
+		"AnnouncedInstances":  func() error { _, err := s.AnnouncedInstances(ctx, "o", Vault, "a", now); return err },
+		"Announcements":       func() error { _, err := s.Announcements(ctx, "o", "i", now); return err },
+		"ExpireAnnouncements": func() error { _, err := s.ExpireAnnouncements(ctx, now, 1); return err },
+		"SetAck":              func() error { _, err := s.SetAck(ctx, "o", "i", k, 1); return err },
+		"Acks":                func() error { _, err := s.Acks(ctx, "o", "i"); return err },
 	} {
 		if err := call(); !errors.Is(err, store.ErrClosed) {
 			t.Errorf("%s after Close: %v, want ErrClosed", name, err)
