@@ -47,7 +47,10 @@
 //   - GET /v1/notifications/stream serves every stored envelope of the org matching any
 //     `subject` pattern, once, in store order (`id:` = store sequence), from Last-Event-ID or the
 //     start of the 72 h retention; with `session`, a dedupe key that session already got is
-//     skipped. A subscriber more than Limits.SubscriberQueue envelopes behind is cut off with a
+//     skipped. A key counts as delivered once the frame carrying it was written and flushed to
+//     the session's stream; the keys of each flush are then recorded in the store
+//     (NotificationStore.RecordSessionDeliveries, pruned after 72 h), so a session reconnecting
+//     after a restart still skips them. A subscriber more than Limits.SubscriberQueue envelopes behind is cut off with a
 //     final comment naming its last id, and each undelivered direct-lane or role-lane envelope
 //     gets a delivery exception (envelope.md §5.3).
 //

@@ -15,7 +15,8 @@
 // # Group commit
 //
 // All writes of every lane (AppendRun, AppendMessage, AppendReceipt, ProposeTask,
-// RecordAnnouncements, SetAck, AppendEnvelope and the expiry sweeps) go through one writer goroutine that owns the only
+// RecordAnnouncements, SetAck, AppendEnvelope, RecordSessionDeliveries and the expiry sweeps)
+// go through one writer goroutine that owns the only
 // write connection, so a run batch, a message and an envelope arriving together share one
 // transaction and one fsync. A call queues its request and waits. The writer takes the first queued request plus whatever else is
 // queued at that moment (up to Options.MaxGroupRequests requests and about

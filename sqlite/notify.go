@@ -19,6 +19,7 @@ import (
 // envStmts are the writer's statements of the notification lane.
 type envStmts struct {
 	state, dup, insert, updState, expire *sql.Stmt
+	putSession, expireSession            *sql.Stmt
 }
 
 func (e *envStmts) defs() []stmtDef {
@@ -31,6 +32,12 @@ func (e *envStmts) defs() []stmtDef {
 		{&e.insert, `INSERT INTO envelopes (seq, org, subject, message_id, stored_at, data) VALUES (?, ?, ?, ?, ?, ?)`},
 		{&e.updState, `UPDATE envelope_state SET last_seq = ?, clock = ? WHERE id = 1`},
 		{&e.expire, `DELETE FROM envelopes WHERE seq IN (SELECT seq FROM envelopes WHERE stored_at < ? ORDER BY stored_at, seq LIMIT ?)`},
+		// The first delivery of a key counts; one older than the window (?6) is replaced.
+		{&e.putSession, `INSERT INTO notify_session_keys (org, session, dedupe_key, seq, delivered_at) VALUES (?1, ?2, ?3, ?4, ?5)
+			ON CONFLICT (org, session, dedupe_key) DO UPDATE SET seq = excluded.seq, delivered_at = excluded.delivered_at
+			WHERE delivered_at <= ?6`},
+		{&e.expireSession, `DELETE FROM notify_session_keys WHERE id IN (SELECT id FROM notify_session_keys
+			WHERE delivered_at < ? ORDER BY delivered_at, id LIMIT ?)`},
 	}
 }
 

@@ -28,6 +28,8 @@ var wantIndex = map[string]string{
 	"WHERE last_seen < ?":                 "bus_announcements_by_age (last_seen<?)",
 	"AND instance = ? AND last_seen >= ?": "(org=? AND instance=?)",
 	"WHERE a.org = ? AND a.instance = ?":  "(org=? AND instance=?)",
+	"json_each(?)) AND delivered_at >= ?": "(org=? AND session=? AND dedupe_key=?)",
+	"WHERE delivered_at < ?":              "notify_session_keys_by_age (delivered_at<?)",
 }
 
 // TestQueryPlans: every hot statement of the bus and notification lanes finds its rows through
@@ -44,7 +46,7 @@ func TestQueryPlans(t *testing.T) {
 		q, _ := messageQuery(1, rq, 0, 10)
 		queries[q] = q
 	}
-	for _, q := range []string{qStreamRow, qMessageByGID, qMessageByClient, qAnnouncedInstances, qAnnouncements, qAcks, qStreamTasks, qDueQuestions, qListProposals, qReadEnvelopes, qLastEnvelope} {
+	for _, q := range []string{qStreamRow, qMessageByGID, qMessageByClient, qAnnouncedInstances, qAnnouncements, qAcks, qSessionKeys, qStreamTasks, qDueQuestions, qListProposals, qReadEnvelopes, qLastEnvelope} {
 		queries[q] = q
 	}
 	matched := map[string]bool{}

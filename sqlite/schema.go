@@ -180,7 +180,7 @@ var migrations = []migration{
 		},
 	},
 	{
-		name: "durable bus state",
+		name: "durable bus state and session dedupe",
 		stmts: []string{
 			// hello announcements (hive.md §4.5, S7): one row per (org, instance, agent,
 			// channel), last_seen the last time it was announced or withdrawn; vault is the
@@ -207,6 +207,19 @@ var migrations = []migration{
 				seq      INTEGER NOT NULL,
 				PRIMARY KEY (org, instance, stream)
 			)`,
+			// The dedupe keys delivered to each notification stream session (relay.md §2), with
+			// the store sequence of the first delivery (0 for a role-lane envelope, never
+			// stored); pruned with the 72 h retention.
+			`CREATE TABLE notify_session_keys (
+				id           INTEGER PRIMARY KEY,
+				org          TEXT    NOT NULL,
+				session      TEXT    NOT NULL,
+				dedupe_key   TEXT    NOT NULL,
+				seq          INTEGER NOT NULL,
+				delivered_at INTEGER NOT NULL, -- unix nanoseconds
+				UNIQUE (org, session, dedupe_key)
+			)`,
+			`CREATE INDEX notify_session_keys_by_age ON notify_session_keys (delivered_at, id)`,
 		},
 	},
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"time"
+	"unicode/utf8"
 )
 
 // ValidateAppend checks the preconditions of [RunStore.AppendRun] that need no stored state
@@ -314,6 +315,47 @@ func ValidateAck(org, instance string, stream StreamKey, seq int64) error {
 	}
 	if seq <= 0 {
 		return fmt.Errorf("%w: ack seq %d is not positive", ErrInvalid, seq)
+	}
+	return nil
+}
+
+// ValidateSession checks the scope of the session dedupe calls and their keys
+// ([NotificationStore.RecordSessionDeliveries], [NotificationStore.SessionDeliveries]).
+func ValidateSession(org, session string, keys []string) error {
+	switch {
+	case org == "":
+		return fmt.Errorf("%w: empty org", ErrInvalid)
+	case session == "":
+		return fmt.Errorf("%w: empty session", ErrInvalid)
+	}
+	for i, k := range keys {
+		switch {
+		case k == "":
+			return fmt.Errorf("%w: key %d is empty", ErrInvalid, i)
+		case !utf8.ValidString(k):
+			return fmt.Errorf("%w: key %d is not valid UTF-8", ErrInvalid, i)
+		}
+	}
+	return nil
+}
+
+// ValidateSessionDeliveries checks the arguments of [NotificationStore.RecordSessionDeliveries].
+func ValidateSessionDeliveries(org, session string, ds []SessionDelivery, at time.Time, window time.Duration) error {
+	keys := make([]string, len(ds))
+	for i, d := range ds {
+		if d.Seq < 0 {
+			return fmt.Errorf("%w: delivery %d: negative seq %d", ErrInvalid, i, d.Seq)
+		}
+		keys[i] = d.DedupeKey
+	}
+	if err := ValidateSession(org, session, keys); err != nil {
+		return err
+	}
+	switch {
+	case at.IsZero():
+		return fmt.Errorf("%w: zero delivery time", ErrInvalid)
+	case window < 0:
+		return fmt.Errorf("%w: negative window %v", ErrInvalid, window)
 	}
 	return nil
 }
