@@ -33,6 +33,13 @@
 //     every commit notification, so deliveries come in seq order and never back to the sending
 //     socket (S10). Receipts from an announced recipient agent (S16) reach the sender's sockets
 //     as `message.status`, one per newly applied state.
+//   - GET /v1/bus/poll answers BusPollV1: at most 500 `message.deliver` and `task.event` frames
+//     the instance's sockets would have received (the channels its stored announcements follow
+//     and its swarms, visible to it, in seq order per stream), from its stored `ack` positions or
+//     from the opaque `cursor` of the previous answer (project-defined: unpadded base64url of a
+//     versioned binary list of (org channel or swarm, position) entries in ascending order,
+//     accepted only in exactly the form the relay encodes; anything else is 400 invalid_request,
+//     field `cursor`). A stream the cursor does not name starts at its `ack` position.
 //   - A sweeper (Config.SweepInterval) deletes expired messages and envelopes and turns each org
 //     question past its deadline without a settling answer into one task proposal, announced as
 //     a `task.event` on its channel and listed by GET /v1/admin/task-proposals (S13).
@@ -305,6 +312,7 @@ func (s *Server) routes() http.Handler {
 	s.handleBus(api, "GET /v1/messages", s.handleListMessages)
 	s.handleBus(api, "POST /v1/messages/{gid}/receipts", s.handlePostReceipt)
 	s.handleBus(api, "GET /v1/bus/channels/{channel}/events", s.handleCatchUp)
+	s.handleBus(api, "GET /v1/bus/poll", s.handleBusPoll)
 	s.handle(api, "GET /v1/admin/task-proposals", RightAdmin, s.handleListProposals)
 	api.Handle("GET /healthz", s.instrument("GET /healthz", http.HandlerFunc(s.handleHealth)))
 	api.Handle("GET /metrics", s.instrument("GET /metrics", s.metrics.Handler()))
