@@ -118,6 +118,9 @@ func (s *Server) handleBusSocket(w http.ResponseWriter, r *http.Request, p *Prin
 		sock.writer()
 	}()
 	go sock.pump()
+	if s.cfg.BusPingInterval > 0 {
+		go sock.keepalive()
+	}
 
 	closing := sock.readLoop()
 	if closing {
@@ -150,6 +153,37 @@ func (sock *busSocket) teardown() {
 	}
 	sock.pairs = nil
 	s.bus.removeSocket(sock)
+}
+
+// keepalive pings the socket every Config.BusPingInterval (the read loop, which always runs,
+// takes the pongs) and closes it when a pong does not come within Config.BusPingTimeout: the
+// peer is gone or has stopped reading, and its socket would otherwise hold its follows and
+// announcements open forever. The close is immediate (no close handshake with a peer that does
+// not answer); the read loop then ends and the socket is torn down as usual.
+func (sock *busSocket) keepalive() {
+	s := sock.s
+	t := time.NewTicker(s.cfg.BusPingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-sock.ctx.Done():
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(sock.ctx, s.cfg.BusPingTimeout)
+		err := sock.conn.Ping(ctx)
+		cancel()
+		if err == nil {
+			continue
+		}
+		if sock.ctx.Err() == nil {
+			s.log.LogAttrs(sock.ctx, slog.LevelInfo, "bus socket did not answer a ping; closing",
+				slog.String("instance", sock.p.InstanceID), slog.String("error", err.Error()))
+			sock.cancel()
+			_ = sock.conn.CloseNow()
+		}
+		return
+	}
 }
 
 // readLoop reads and answers client frames until the socket ends. It returns true when it

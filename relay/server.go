@@ -32,7 +32,9 @@
 //     agents announce and every swarm its token belongs to, and reads each followed stream after
 //     every commit notification, so deliveries come in seq order and never back to the sending
 //     socket (S10). Receipts from an announced recipient agent (S16) reach the sender's sockets
-//     as `message.status`, one per newly applied state.
+//     as `message.status`, one per newly applied state. The relay pings every socket each
+//     Config.BusPingInterval and closes one whose pong does not come within
+//     Config.BusPingTimeout (a dead peer, or a client that stopped reading).
 //   - GET /v1/bus/poll answers BusPollV1: at most 500 `message.deliver` and `task.event` frames
 //     the instance's sockets would have received (the channels its stored announcements follow
 //     and its swarms, visible to it, in seq order per stream), from its stored `ack` positions or
@@ -147,16 +149,25 @@ type Config struct {
 	// envelopes, questions past their deadline); default 1 minute, negative disables it
 	// ([Server.Sweep] still runs one pass on demand).
 	SweepInterval time.Duration
+	// BusPingInterval is how often the relay pings each `/v1/bus` WebSocket (a WebSocket ping
+	// control frame, answered by the client's WebSocket library while it reads); default 30 s,
+	// negative disables the pings.
+	BusPingInterval time.Duration
+	// BusPingTimeout is how long a ping may wait for its pong; a socket that does not answer in
+	// time (a dead peer, or a client that stopped reading) is closed. Default 15 s.
+	BusPingTimeout time.Duration
 }
 
 // Defaults of [Config].
 const (
-	DefaultHeartbeat     = 15 * time.Second
-	DefaultWriteTimeout  = 30 * time.Second
-	DefaultStateCache    = 256
-	DefaultCheckpoint    = 256
-	DefaultStoreRecheck  = 250 * time.Millisecond
-	DefaultSweepInterval = time.Minute
+	DefaultHeartbeat       = 15 * time.Second
+	DefaultWriteTimeout    = 30 * time.Second
+	DefaultStateCache      = 256
+	DefaultCheckpoint      = 256
+	DefaultStoreRecheck    = 250 * time.Millisecond
+	DefaultSweepInterval   = time.Minute
+	DefaultBusPingInterval = 30 * time.Second
+	DefaultBusPingTimeout  = 15 * time.Second
 	// maxConflictRetries bounds how often one request reloads after store conflicts.
 	maxConflictRetries = 16
 )
@@ -215,6 +226,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.SweepInterval == 0 {
 		cfg.SweepInterval = DefaultSweepInterval
+	}
+	if cfg.BusPingInterval == 0 {
+		cfg.BusPingInterval = DefaultBusPingInterval
+	}
+	if cfg.BusPingTimeout <= 0 {
+		cfg.BusPingTimeout = DefaultBusPingTimeout
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
 	s := &Server{
