@@ -2,11 +2,34 @@ package relay_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentwire/agentwire/envelope"
 )
+
+// collectAll reads envelope frames until every marker (a source_event_id) was seen and returns
+// them sorted: live role-lane frames have no fixed place among stored ones.
+func collectAll(t *testing.T, s *sseStream, markers ...string) []string {
+	t.Helper()
+	var got []string
+	for seen := 0; seen < len(markers); {
+		f := s.next()
+		item := f.ID + " " + frameTopic(t, f)
+		got = append(got, item)
+		for _, m := range markers {
+			if strings.HasSuffix(item, "#"+m) {
+				seen++
+			}
+		}
+		if len(got) > 1000 {
+			t.Fatal("markers missing")
+		}
+	}
+	slices.Sort(got)
+	return got
+}
 
 // Session dedupe across a restart: the dedupe keys a session got before the relay restarted
 // (stored envelopes and role-lane envelopes alike) are skipped by the session's next stream on
@@ -20,8 +43,7 @@ func TestNotifySessionDedupeAcrossRestart(t *testing.T) {
 	h.publishOK("", env("notifications.slack.T1.C1.message", envelope.SourceSlack, "Ev1", "slack.Ev1"))
 	h.publishOK("", env("notifications.role.reviewer", envelope.SourceAgent, "R1", "role.R1"))
 	h.publishOK("", env("notifications.slack.T1.C1.message", envelope.SourceSlack, "end", "slack.end"))
-	got := collectUntil(t, s1, "end")
-	slices.Sort(got)
+	got := collectAll(t, s1, "Ev1", "R1", "end")
 	if want := []string{" notifications.role.reviewer#R1", "1 notifications.slack.T1.C1.message#Ev1", "2 notifications.slack.T1.C1.message#end"}; !slices.Equal(got, want) {
 		t.Fatalf("before the restart: %q, want %q", got, want)
 	}
@@ -42,13 +64,11 @@ func TestNotifySessionDedupeAcrossRestart(t *testing.T) {
 	h.publishOK("", env("notifications.role.reviewer", envelope.SourceAgent, "R1", "role.R1"))
 	h.publishOK("", env("notifications.role.reviewer", envelope.SourceAgent, "R2", "role.R2"))
 	h.publishOK("", env("notifications.slack.T1.C1.message", envelope.SourceSlack, "end2", "slack.end2"))
-	got = collectUntil(t, s2, "end2")
-	slices.Sort(got)
+	got = collectAll(t, s2, "R2", "end2")
 	if want := []string{" notifications.role.reviewer#R2", "4 notifications.slack.T1.C1.message#end2"}; !slices.Equal(got, want) {
 		t.Fatalf("after the restart: %q, want %q", got, want)
 	}
-	got = collectUntil(t, other, "end2")
-	slices.Sort(got)
+	got = collectAll(t, other, "R1", "R2", "end2")
 	if want := []string{" notifications.role.reviewer#R1", " notifications.role.reviewer#R2", "1 notifications.slack.T1.C1.message#Ev1",
 		"2 notifications.slack.T1.C1.message#end", "4 notifications.slack.T1.C1.message#end2"}; !slices.Equal(got, want) {
 		t.Fatalf("another session: %q, want %q", got, want)

@@ -198,7 +198,7 @@ func (s *Store) AnnouncedInstances(ctx context.Context, org, vault, agent string
 	if s.isClosed() {
 		return nil, store.ErrClosed
 	}
-	rows, err := s.rdb.QueryContext(ctx, qAnnouncedInstances, org, vault, agent, sinceNanos(since))
+	rows, err := s.rd.announcedInstances.QueryContext(ctx, org, vault, agent, sinceNanos(since))
 	if err != nil {
 		return nil, s.readErr(err)
 	}
@@ -225,7 +225,7 @@ func (s *Store) Announcements(ctx context.Context, org, instance string, since t
 	if s.isClosed() {
 		return nil, store.ErrClosed
 	}
-	rows, err := s.rdb.QueryContext(ctx, qAnnouncements, org, instance, sinceNanos(since))
+	rows, err := s.rd.announcements.QueryContext(ctx, org, instance, sinceNanos(since))
 	if err != nil {
 		return nil, s.readErr(err)
 	}
@@ -254,7 +254,7 @@ func (s *Store) Acks(ctx context.Context, org, instance string) (map[store.Strea
 	if s.isClosed() {
 		return nil, store.ErrClosed
 	}
-	rows, err := s.rdb.QueryContext(ctx, qAcks, org, instance)
+	rows, err := s.rd.acks.QueryContext(ctx, org, instance)
 	if err != nil {
 		return nil, s.readErr(err)
 	}

@@ -49,7 +49,10 @@
 // Reads (ReadEvents, GetRun, ListRuns, GetMessage, ReadMessages, ReadStream, DueQuestions,
 // ListTaskProposals, ReadEnvelopes, Ping, …) use a separate pool of query-only connections. In
 // WAL mode they never wait for the writer and always see a committed state; ReadStream reads
-// messages and task events in one read transaction so that its page is one snapshot.
+// messages and task events in one read transaction so that its page is one snapshot. The bus and
+// notification reads are prepared once at Open and stay prepared on each pooled connection (see
+// readStmts), and none binds a value the query planner inspects, so no read parses or plans its
+// SQL again after a connection's first use.
 //
 // # Schema
 //

@@ -168,7 +168,7 @@ func (s *Store) ReadEnvelopes(ctx context.Context, org string, q store.EnvelopeQ
 	if !q.Since.IsZero() {
 		since = q.Since.UnixNano()
 	}
-	rows, err := s.rdb.QueryContext(ctx, qReadEnvelopes, org, q.After, since, int64(q.Limit)+1)
+	rows, err := s.rd.readEnvelopes.QueryContext(ctx, org, q.After, since, int64(q.Limit)+1)
 	if err != nil {
 		return store.EnvelopePage{}, s.readErr(err)
 	}
@@ -208,7 +208,7 @@ func (s *Store) LastEnvelopeSeq(ctx context.Context, org string) (int64, error) 
 		return 0, store.ErrClosed
 	}
 	var last int64
-	if err := s.rdb.QueryRowContext(ctx, qLastEnvelope, org).Scan(&last); err != nil {
+	if err := s.rd.lastEnvelope.QueryRowContext(ctx, org).Scan(&last); err != nil {
 		return 0, s.readErr(err)
 	}
 	return last, nil

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/agentwire/agentwire/store"
 )
 
 // fullScan matches a query-plan line that walks a whole table: "SCAN t" with no index.
@@ -42,12 +40,8 @@ func TestQueryPlans(t *testing.T) {
 	for _, d := range append(append(s.w.bus.defs(), s.w.state.defs()...), s.w.env.defs()...) {
 		queries[d.q] = d.q
 	}
-	for _, rq := range []store.ReadQuery{{}, {ThreadID: "t"}, {Viewer: &store.Viewer{Org: "o", Instance: "i"}}} {
-		q, _ := messageQuery(1, rq, 0, 10)
-		queries[q] = q
-	}
-	for _, q := range []string{qStreamRow, qMessageByGID, qMessageByClient, qAnnouncedInstances, qAnnouncements, qAcks, qSessionKeys, qStreamTasks, qDueQuestions, qListProposals, qReadEnvelopes, qLastEnvelope} {
-		queries[q] = q
+	for _, d := range s.rd.defs() { // every prepared read, the four message ranges included
+		queries[d.q] = d.q
 	}
 	matched := map[string]bool{}
 	for _, q := range queries {

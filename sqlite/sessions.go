@@ -116,7 +116,7 @@ func (s *Store) SessionDeliveries(ctx context.Context, org, session string, keys
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: encode keys: %w", err)
 	}
-	rows, err := s.rdb.QueryContext(ctx, qSessionKeys, org, session, string(list), sinceNanos(since))
+	rows, err := s.rd.sessionKeys.QueryContext(ctx, org, session, string(list), sinceNanos(since))
 	if err != nil {
 		return nil, s.readErr(err)
 	}
