@@ -27,8 +27,9 @@ import (
 //
 // Its in-memory state is only about open sockets: which sockets are open per instance, which
 // streams they follow, and the pairs they announce right now (live). A hello records its pairs
-// in the store as it is applied, a withdrawal (a replacing hello, H2, or a closed socket)
-// records them again as last seen then, and the sweeper records the live pairs every
+// in the store as it is applied, a withdrawal records them again as last seen then (marked
+// dropped when a replacing hello no longer announces them, H2; not when the socket closed),
+// and the sweeper records the live pairs every
 // Config.SweepInterval, so the store's last-seen times are at most one sweep behind. Binding
 // decisions and receipts ask the store (pairs seen within 24 hours) together with the live
 // pairs, so they are exact while the relay runs and the same after a restart. A socket follows
@@ -166,21 +167,24 @@ func (l *busLane) allLive() []store.Announcement {
 	return out
 }
 
-// announce applies a change of what one socket of p announces (H2: old replaced by new) to the
+// announce applies a change of what one socket of p announces (old replaced by new) to the
 // live state and records every pair involved in the store as seen now: the new pairs are
-// announced now, the withdrawn ones were last seen now.
-func (s *Server) announce(ctx context.Context, p *Principal, old, new []announcement) error {
+// announced now, the withdrawn ones were last seen now. A pair a later hello no longer
+// announces is recorded as dropped (H2: its channel stops); when the socket closes (closing),
+// its pairs are not: the instance still follows them (GET /v1/bus/poll).
+func (s *Server) announce(ctx context.Context, p *Principal, old, new []announcement, closing bool) error {
 	s.bus.setLive(p.Org, p.InstanceID, old, new)
-	seen := make(map[announcement]struct{}, len(old)+len(new))
-	anns := make([]store.Announcement, 0, len(old)+len(new))
-	for _, list := range [2][]announcement{old, new} {
-		for _, a := range list {
-			if _, dup := seen[a]; dup {
-				continue
-			}
-			seen[a] = struct{}{}
-			anns = append(anns, store.Announcement{Org: p.Org, Instance: p.InstanceID, Agent: a.agent, Channel: a.channel, Vault: vaultOf(a.channel)})
-		}
+	keep := make(map[announcement]bool, len(old)+len(new)) // pair → dropped
+	for _, a := range old {
+		keep[a] = !closing
+	}
+	for _, a := range new {
+		keep[a] = false
+	}
+	anns := make([]store.Announcement, 0, len(keep))
+	for a, dropped := range keep {
+		anns = append(anns, store.Announcement{Org: p.Org, Instance: p.InstanceID, Agent: a.agent, Channel: a.channel,
+			Vault: vaultOf(a.channel), Dropped: dropped})
 	}
 	return s.store.RecordAnnouncements(context.WithoutCancel(ctx), anns, s.now())
 }
@@ -220,7 +224,8 @@ func (s *Server) announcedOn(ctx context.Context, org, instance, agent, channel 
 }
 
 // followedChannels returns, sorted, the org channels the instance's agents follow: announced
-// within the announce window (stored) or by an open socket now (GET /v1/bus/poll).
+// within the announce window and not dropped by a later hello (stored), or by an open socket
+// now (GET /v1/bus/poll).
 func (s *Server) followedChannels(ctx context.Context, org, instance string, now time.Time) ([]string, error) {
 	anns, err := s.store.Announcements(ctx, org, instance, now.Add(-announceWindow))
 	if err != nil {
@@ -228,7 +233,9 @@ func (s *Server) followedChannels(ctx context.Context, org, instance string, now
 	}
 	var out []string
 	for _, a := range anns {
-		out = append(out, a.Channel)
+		if !a.Dropped {
+			out = append(out, a.Channel)
+		}
 	}
 	for _, a := range s.bus.livePairs(org, instance) {
 		out = append(out, a.channel)

@@ -16,8 +16,9 @@ import (
 // have received, for clients that cannot hold a WebSocket open.
 //
 // What is polled. The streams a socket of the instance follows: the org channels its agents
-// announced (stored announcements last seen within 24 hours, and the pairs of its open sockets)
-// and the swarms its token is a member of. For each, the `message.deliver` and `task.event`
+// announced (stored announcements last seen within 24 hours that no later hello dropped, H2,
+// and the pairs of its open sockets; a closed socket drops nothing, so a client that polls
+// after its socket closed keeps its channels) and the swarms its token is a member of. For each, the `message.deliver` and `task.event`
 // frames visible to the instance (S20: broadcasts, direct messages it sent or that are bound to
 // it, task events), in seq order. Streams are taken in a fixed order (org channels by channel,
 // then swarms by swarm_id), each up to what remains of the 500 frames, so a stream with a long

@@ -140,10 +140,18 @@ func TestBusPollAfterAck(t *testing.T) {
 	a1.send(hive.FrameHello{InstanceID: "inst_a1", Agents: []hive.BusAgentV1{{AgentID: "claude-3e", Role: "coder", Channels: []string{chGeneral, chOps, chOther}}}})
 	a1.syncSkipping()
 	sameList(t, "newly followed", frameSummary(t, h.poll(tokA1, next.Cursor)), []string{"other 1 x1", "sw-1 1 swarm news"})
+	// A hello that no longer announces ops stops it (H2), for poll too.
+	a1.send(hive.FrameHello{InstanceID: "inst_a1", Agents: []hive.BusAgentV1{{AgentID: "claude-3e", Role: "coder", Channels: []string{chGeneral, chOther}}}})
+	a1.syncSkipping()
+	send("o3", chOps, "o3", nil)
+	sameList(t, "ops dropped", frameSummary(t, h.poll(tokA1, next.Cursor)), []string{"other 1 x1", "sw-1 1 swarm news"})
 	// After every socket closed, the stored announcements still say what the instance follows.
 	a1.c.CloseNow()
 	h.waitBusSockets(2)
 	sameList(t, "after close", frameSummary(t, h.poll(tokA1, next.Cursor)), []string{"other 1 x1", "sw-1 1 swarm news"})
+	// A day later nothing is announced any more: only the swarm is polled.
+	clk.Advance(25 * time.Hour)
+	sameList(t, "a day later", frameSummary(t, h.poll(tokA1, next.Cursor)), []string{"sw-1 1 swarm news"})
 }
 
 // syncSkipping is sync on a socket that may have live deliveries queued before the answer.

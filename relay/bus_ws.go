@@ -148,7 +148,7 @@ func (sock *busSocket) teardown() {
 	sock.follows = map[store.StreamKey]*follow{}
 	// The withdrawn pairs were last seen now; a store closed meanwhile (shutdown) loses only
 	// that refresh.
-	if err := s.announce(sock.ctx, sock.p, sock.pairs, nil); err != nil && !errors.Is(err, store.ErrClosed) {
+	if err := s.announce(sock.ctx, sock.p, sock.pairs, nil, true); err != nil && !errors.Is(err, store.ErrClosed) {
 		s.log.LogAttrs(sock.ctx, slog.LevelWarn, "bus announcements not recorded", slog.String("error", err.Error()))
 	}
 	sock.pairs = nil
@@ -393,7 +393,7 @@ func (sock *busSocket) hello(f *hive.FrameHello, first bool) bool {
 	}
 	// The live state changes at once; the store records the pairs (S7 after a restart). A
 	// store failure is reported on the socket, and the hello still applies.
-	if err := s.announce(sock.ctx, sock.p, sock.pairs, pairs); err != nil {
+	if err := s.announce(sock.ctx, sock.p, sock.pairs, pairs, false); err != nil {
 		sock.sendError(nil, s.busStoreErr(sock.ctx, "record announcements", err))
 	}
 	sock.agents, sock.pairs = agents, pairs

@@ -23,9 +23,12 @@ type stateStmts struct {
 
 func (b *stateStmts) defs() []stmtDef {
 	return []stmtDef{
-		// A pair keeps the later of its stored and new times (a late write never ages it).
-		{&b.putAnn, `INSERT INTO bus_announcements (org, instance, agent, channel, vault, last_seen) VALUES (?, ?, ?, ?, ?, ?)
-			ON CONFLICT (org, instance, agent, channel) DO UPDATE SET vault = excluded.vault, last_seen = max(last_seen, excluded.last_seen)`},
+		// A pair keeps the later of its stored and new times (a late write never ages it), and
+		// the dropped flag of the latest write.
+		{&b.putAnn, `INSERT INTO bus_announcements (org, instance, agent, channel, vault, last_seen, dropped) VALUES (?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (org, instance, agent, channel) DO UPDATE SET vault = excluded.vault,
+			dropped = CASE WHEN excluded.last_seen >= last_seen THEN excluded.dropped ELSE dropped END,
+			last_seen = max(last_seen, excluded.last_seen)`},
 		{&b.expireAnn, `DELETE FROM bus_announcements WHERE id IN (SELECT id FROM bus_announcements
 			WHERE last_seen < ? ORDER BY last_seen, id LIMIT ?)`},
 		{&b.streamHead, `SELECT id, last_seq FROM bus_streams WHERE network = ? AND org = ? AND name = ?`},
@@ -46,7 +49,11 @@ func (o *annOp) weight() int { return len(o.anns) }
 
 func (o *annOp) exec(ctx context.Context, w *writer, g *groupState) error {
 	for _, a := range o.anns {
-		if _, err := w.state.putAnn.ExecContext(ctx, a.Org, a.Instance, a.Agent, a.Channel, a.Vault, o.at); err != nil {
+		dropped := 0
+		if a.Dropped {
+			dropped = 1
+		}
+		if _, err := w.state.putAnn.ExecContext(ctx, a.Org, a.Instance, a.Agent, a.Channel, a.Vault, o.at, dropped); err != nil {
 			return fmt.Errorf("sqlite: write announcement: %w", err)
 		}
 	}
@@ -175,7 +182,7 @@ func (s *Store) SetAck(ctx context.Context, org, instance string, stream store.S
 const (
 	qAnnouncedInstances = `SELECT instance FROM bus_announcements WHERE org = ? AND vault = ? AND agent = ? AND last_seen >= ?
 		GROUP BY instance ORDER BY instance`
-	qAnnouncements = `SELECT agent, channel, vault, last_seen FROM bus_announcements WHERE org = ? AND instance = ? AND last_seen >= ?
+	qAnnouncements = `SELECT agent, channel, vault, last_seen, dropped FROM bus_announcements WHERE org = ? AND instance = ? AND last_seen >= ?
 		ORDER BY agent, channel`
 	qAcks = `SELECT s.network, s.org, s.name, a.seq FROM bus_acks a JOIN bus_streams s ON s.id = a.stream
 		WHERE a.org = ? AND a.instance = ?`
@@ -234,7 +241,7 @@ func (s *Store) Announcements(ctx context.Context, org, instance string, since t
 	for rows.Next() {
 		a := store.Announcement{Org: org, Instance: instance}
 		var seen int64
-		if err := rows.Scan(&a.Agent, &a.Channel, &a.Vault, &seen); err != nil {
+		if err := rows.Scan(&a.Agent, &a.Channel, &a.Vault, &seen, &a.Dropped); err != nil {
 			return nil, s.readErr(err)
 		}
 		a.LastSeen = time.Unix(0, seen).UTC()

@@ -193,6 +193,7 @@ var migrations = []migration{
 				channel   TEXT    NOT NULL,
 				vault     TEXT    NOT NULL,
 				last_seen INTEGER NOT NULL, -- unix nanoseconds
+				dropped   INTEGER NOT NULL, -- 1 when a later hello no longer announced it (H2)
 				UNIQUE (org, instance, agent, channel)
 			)`,
 			// S7: the instances that announced an agent in a vault, each once, in order.

@@ -136,11 +136,12 @@ type BusStore interface {
 	// RecordAnnouncements durably records that each of anns was seen at `at` (hive.md §4.5:
 	// a `hello` announces agents and the channels they follow). An announcement is keyed by
 	// (Org, Instance, Agent, Channel); one already recorded keeps the later of its LastSeen
-	// and at, so a late or repeated write never makes it older. The relay records a hello's
-	// pairs when it applies the hello, again when they are withdrawn (a later hello replacing
-	// them, H2, or the socket closing) and periodically while a socket keeps them, so
-	// LastSeen is when the pair was last announced. The LastSeen of anns is ignored; an
-	// empty anns writes nothing. Empty fields or a zero at wrap [ErrInvalid].
+	// and at, so a late or repeated write never makes it older, and takes the Dropped of the
+	// write unless that write is older than what is stored. The relay records a hello's pairs
+	// when it applies the hello, again when they are withdrawn (Dropped when a later hello
+	// replaced them, H2; not Dropped when the socket closed) and periodically while a socket
+	// keeps them, so LastSeen is when the pair was last announced. The LastSeen of anns is
+	// ignored; an empty anns writes nothing. Empty fields or a zero at wrap [ErrInvalid].
 	RecordAnnouncements(ctx context.Context, anns []Announcement, at time.Time) error
 
 	// AnnouncedInstances returns, in ascending order and each once, the instances of org
@@ -151,8 +152,9 @@ type BusStore interface {
 	AnnouncedInstances(ctx context.Context, org, vault, agent string, since time.Time) ([]string, error)
 
 	// Announcements returns the announcements of the instance (org, instance) last seen at or
-	// after since, ordered by Agent then Channel: what its sockets follow (the channels of
-	// GET /v1/bus/poll, the announced recipient agents of S16); a zero since keeps every one.
+	// after since, dropped ones included, ordered by Agent then Channel: what its sockets
+	// follow (the channels of GET /v1/bus/poll, the announced recipient agents of S16); a zero
+	// since keeps every one.
 	Announcements(ctx context.Context, org, instance string, since time.Time) ([]Announcement, error)
 
 	// ExpireAnnouncements deletes up to limit announcements last seen before cutoff and
@@ -185,6 +187,11 @@ type Announcement struct {
 	// LastSeen is when the pair was last announced (returned by reads; ignored by
 	// RecordAnnouncements).
 	LastSeen time.Time
+	// Dropped is set when the instance's last word on the pair was a later hello that no
+	// longer announces it (H2: "channels no longer followed stop"); a pair whose socket
+	// merely closed is not dropped. S7 counts dropped pairs within the window all the same
+	// ("announced within 24 hours").
+	Dropped bool
 }
 
 // StreamKey names one bus sequence space (hive.md §4.6): a channel of an org, or a swarm.

@@ -46,7 +46,7 @@ func announced(t *testing.T, s store.Store, org, vault, agent string, since time
 
 // annKey is what the suite compares of an announcement read back.
 func annKey(a store.Announcement) string {
-	return fmt.Sprintf("%s/%s %s@%s(%s) %s", a.Org, a.Instance, a.Agent, a.Channel, a.Vault, a.LastSeen.UTC().Format(time.RFC3339Nano))
+	return fmt.Sprintf("%s/%s %s@%s(%s) %s dropped=%v", a.Org, a.Instance, a.Agent, a.Channel, a.Vault, a.LastSeen.UTC().Format(time.RFC3339Nano), a.Dropped)
 }
 
 func announcementsOf(t *testing.T, s store.Store, org, instance string, since time.Time) []string {
@@ -232,7 +232,8 @@ func testBusAcks(t *testing.T, h *harness) {
 	setAck(t, s, "acme", "i2", gen, 5, 5)
 }
 
-// testBusStateReopen: announcements and ack positions survive Close and Open.
+// testBusStateReopen: announcements (with their dropped flag, which follows the latest write)
+// and ack positions survive Close and Open.
 func testBusStateReopen(t *testing.T, h *harness) {
 	dir := t.TempDir()
 	s := h.open(t, dir)
@@ -248,6 +249,29 @@ func testBusStateReopen(t *testing.T, h *harness) {
 	t0 := time.Date(2026, 10, 20, 12, 0, 0, 0, time.UTC)
 	record(t, s, t0, ann("acme", "i1", "codex", ChannelGeneral), ann("acme", "i2", "codex", ChannelOps))
 	setAck(t, s, "acme", "i1", gen, 2, 2)
+
+	// Dropped (a later hello no longer announces the pair) follows the latest write; an older
+	// write changes neither the time nor the flag; a dropped pair still counts for S7.
+	dropped := ann("acme", "i3", "codex", ChannelGeneral)
+	dropped.Dropped = true
+	kept := dropped
+	kept.Dropped = false
+	record(t, s, t0, dropped)
+	if got := announcementsOf(t, s, "acme", "i3", time.Time{}); !slices.Equal(got, []string{seen(dropped, t0)}) {
+		t.Fatalf("dropped pair: %q", got)
+	}
+	record(t, s, t0.Add(time.Hour), kept)
+	record(t, s, t0, dropped) // older: ignored
+	if got := announcementsOf(t, s, "acme", "i3", time.Time{}); !slices.Equal(got, []string{seen(kept, t0.Add(time.Hour))}) {
+		t.Fatalf("announced again, then an older drop: %q", got)
+	}
+	record(t, s, t0.Add(time.Hour), dropped) // the same time: the later write wins
+	if got := announcementsOf(t, s, "acme", "i3", time.Time{}); !slices.Equal(got, []string{seen(dropped, t0.Add(time.Hour))}) {
+		t.Fatalf("dropped again: %q", got)
+	}
+	if got := announced(t, s, "acme", Vault, "codex", t0); !slices.Equal(got, []string{"i1", "i2", "i3"}) {
+		t.Fatalf("AnnouncedInstances with a dropped pair: %v", got)
+	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -255,8 +279,11 @@ func testBusStateReopen(t *testing.T, h *harness) {
 
 	s2 := h.open(t, dir)
 	t.Cleanup(func() { _ = s2.Close() })
-	if got := announced(t, s2, "acme", Vault, "codex", t0); !slices.Equal(got, []string{"i1", "i2"}) {
+	if got := announced(t, s2, "acme", Vault, "codex", t0); !slices.Equal(got, []string{"i1", "i2", "i3"}) {
 		t.Fatalf("AnnouncedInstances after reopen: %v", got)
+	}
+	if got := announcementsOf(t, s2, "acme", "i3", time.Time{}); !slices.Equal(got, []string{seen(dropped, t0.Add(time.Hour))}) {
+		t.Fatalf("dropped pair after reopen: %q", got)
 	}
 	if got := announcementsOf(t, s2, "acme", "i1", time.Time{}); !slices.Equal(got, []string{seen(ann("acme", "i1", "codex", ChannelGeneral), t0)}) {
 		t.Fatalf("Announcements after reopen: %q", got)
