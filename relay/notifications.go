@@ -33,12 +33,11 @@ import (
 // any `subject` pattern (envelope.MatchSubject), once, in store order, `id:` = store sequence,
 // from Last-Event-ID (or from the start of the retention) on; with `session`, an envelope whose
 // `dedupe_key` was already delivered to that session within the 72 h window is skipped. The
-// stream reads the store
-// after every commit notification, so a slow reader never holds up the writer or another
-// reader; one that falls more than Limits.SubscriberQueue envelopes behind is disconnected with
-// a final comment naming its last delivered id, and a delivery exception (envelope.md §5.3,
-// reason delivery_failed) is published for each undelivered envelope of the direct agent lane
-// or a role lane.
+// stream reads the store after every commit notification, so a slow reader never holds up the
+// writer or another reader; one that falls more than Limits.SubscriberQueue envelopes behind is
+// disconnected with a final comment naming its last delivered id, and a delivery exception
+// (envelope.md §5.3, reason delivery_failed) is published for each undelivered envelope of the
+// direct agent lane or a role lane.
 
 // notifyPage is how many stored envelopes one store read examines while replaying.
 const notifyPage = 512
