@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"net/http"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -15,198 +16,232 @@ import (
 // `/v1/bus` WebSocket, on the store's bus streams.
 //
 // What lives where. The store assigns `gid`, the gap-free per-stream `seq` and task numbers,
-// keeps `client_msg_id` idempotent (S9), filters what each instance may see (S20) and expires
-// messages (S11). The relay validates (S1), scopes every network to the token (S2: an org's
-// channels are keyed by the token's org, a swarm is reachable only by its members from the auth
-// file's `swarms`), binds recipients (S7), stamps `server_time`, deadlines (S12) and
-// `expires_at`, and renders deliveries per viewer (S4–S6: thread, trust, sender, `mine`). Its
-// in-memory state is only what a bus needs to be live: the announcements of `hello` (S7's
-// "announced `to` in the vault within 24 hours"), the open sockets and which streams they
-// follow. A socket follows a stream by reading the store after each commit notification of
-// that stream, so delivery order is the store's seq order and visibility is the store's filter.
-
-// annEntry is one (instance, agent, channel) announcement: how many open sockets announce it
-// now, and when it was last announced or withdrawn.
-type annEntry struct {
-	live int
-	last time.Time
-}
-
-type agentKey struct{ org, instance, agent string }
+// keeps `client_msg_id` idempotent (S9, and answers a resend's lookup), filters what each
+// instance may see (S20), expires messages (S11), and holds the bus state a restart must not
+// lose: hello announcements with the time each pair was last seen (S7's "announced `to` in the
+// vault within 24 hours") and each instance's `ack` positions (§4.6, its position for poll).
+// The relay validates (S1), scopes every network to the token (S2: an org's channels are keyed
+// by the token's org, a swarm is reachable only by its members from the auth file's `swarms`),
+// binds recipients (S7), stamps `server_time`, deadlines (S12) and `expires_at`, and renders
+// deliveries per viewer (S4–S6: thread, trust, sender, `mine`).
+//
+// Its in-memory state is only about open sockets: which sockets are open per instance, which
+// streams they follow, and the pairs they announce right now (live). A hello records its pairs
+// in the store as it is applied, a withdrawal records them again as last seen then (marked
+// dropped when a replacing hello no longer announces them, H2; not when the socket closed),
+// and the sweeper records the live pairs every
+// Config.SweepInterval, so the store's last-seen times are at most one sweep behind. Binding
+// decisions and receipts ask the store (pairs seen within 24 hours) together with the live
+// pairs, so they are exact while the relay runs and the same after a restart. A socket follows
+// a stream by reading the store after each commit notification of that stream, so delivery
+// order is the store's seq order and visibility is the store's filter.
 
 type vaultKey struct{ org, vault, agent string }
 
 type instKey struct{ org, instance string }
 
-// clientKey is the S9 idempotency key: the sending instance and its `client_msg_id`.
-type clientKey struct{ org, instance, clientMsgID string }
-
 // busLane is the bus's in-process state.
 type busLane struct {
 	mu sync.Mutex
-	// agents: per announcing instance and agent, the channels announced.
-	agents map[agentKey]map[string]*annEntry
-	// byVault indexes agents by (org, vault_id, agent_id) → announcing instances.
-	byVault map[vaultKey]map[string]struct{}
+	// live: per instance, the (agent, channel) pairs its open sockets announce, each with the
+	// number of sockets announcing it.
+	live map[instKey]map[announcement]int
+	// liveByVault indexes live by (org, vault_id, agent_id) → instance → live pairs.
+	liveByVault map[vaultKey]map[string]int
 	// sockets: the open sockets that said hello, per instance (message.status goes to them).
 	sockets map[instKey]map[*busSocket]struct{}
 	// streams: the sockets following each stream, with its store subscription.
 	streams map[store.StreamKey]*streamFollowers
 	// all: every open socket (closed on shutdown).
 	all map[*busSocket]struct{}
-	// acks: the last acknowledged seq per instance and channel (hive.md §4.6 `ack`).
-	acks map[instChannel]int64
-	// sent remembers recent sends (S9): a resend is answered from the store even when a check
-	// made at send time (a binding, a deadline) would now fail.
-	sent      map[clientKey]string
-	sentOrder []clientKey
 
 	cache deliveryCache
 }
 
-type instChannel struct{ org, instance, channel string }
-
-// maxSentIndex bounds busLane.sent.
+// maxSentIndex bounds busSocket.sent.
 const maxSentIndex = 1 << 16
 
-// announceWindow is how long an announcement binds a `to` after its socket is gone (S7).
+// announceWindow is how long an announcement binds a `to` after it was last seen (S7).
 const announceWindow = 24 * time.Hour
 
 func newBusLane() *busLane {
 	return &busLane{
-		agents:  map[agentKey]map[string]*annEntry{},
-		byVault: map[vaultKey]map[string]struct{}{},
-		sockets: map[instKey]map[*busSocket]struct{}{},
-		streams: map[store.StreamKey]*streamFollowers{},
-		all:     map[*busSocket]struct{}{},
-		acks:    map[instChannel]int64{},
-		sent:    map[clientKey]string{},
-		cache:   deliveryCache{m: map[string]*cachedDelivery{}},
+		live:        map[instKey]map[announcement]int{},
+		liveByVault: map[vaultKey]map[string]int{},
+		sockets:     map[instKey]map[*busSocket]struct{}{},
+		streams:     map[store.StreamKey]*streamFollowers{},
+		all:         map[*busSocket]struct{}{},
+		cache:       deliveryCache{m: map[string]*cachedDelivery{}},
 	}
 }
 
 // announcement is one (agent, channel) pair of a hello.
 type announcement struct{ agent, channel string }
 
-// setAnnouncements replaces what one socket announces (H2): pairs no longer announced lose the
-// socket (and are remembered as last seen now), new pairs gain it.
-func (l *busLane) setAnnouncements(org, instance string, old, new []announcement, now time.Time) {
+// vaultOf returns the vault_id of a validated channel.
+func vaultOf(channel string) string {
+	_, vault, _, _ := hive.ParseChannel(channel)
+	return vault
+}
+
+// setLive replaces what one socket announces in the live state (H2): pairs no longer announced
+// lose the socket, new pairs gain it.
+func (l *busLane) setLive(org, instance string, old, new []announcement) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	ik := instKey{org, instance}
+	pairs := l.live[ik]
+	if pairs == nil {
+		pairs = map[announcement]int{}
+		l.live[ik] = pairs
+	}
 	for _, a := range old {
-		if e := l.agents[agentKey{org, instance, a.agent}][a.channel]; e != nil {
-			e.live--
-			e.last = now
+		if pairs[a] == 0 {
+			continue
+		}
+		pairs[a]--
+		if pairs[a] > 0 {
+			continue
+		}
+		delete(pairs, a)
+		vk := vaultKey{org, vaultOf(a.channel), a.agent}
+		insts := l.liveByVault[vk]
+		insts[instance]--
+		if insts[instance] == 0 {
+			delete(insts, instance)
+			if len(insts) == 0 {
+				delete(l.liveByVault, vk)
+			}
 		}
 	}
 	for _, a := range new {
-		k := agentKey{org, instance, a.agent}
-		chans := l.agents[k]
-		if chans == nil {
-			chans = map[string]*annEntry{}
-			l.agents[k] = chans
-		}
-		e := chans[a.channel]
-		if e == nil {
-			e = &annEntry{}
-			chans[a.channel] = e
-		}
-		e.live++
-		e.last = now
-		if _, vault, _, err := hive.ParseChannel(a.channel); err == nil {
-			vk := vaultKey{org, vault, a.agent}
-			insts := l.byVault[vk]
+		pairs[a]++
+		if pairs[a] == 1 {
+			vk := vaultKey{org, vaultOf(a.channel), a.agent}
+			insts := l.liveByVault[vk]
 			if insts == nil {
-				insts = map[string]struct{}{}
-				l.byVault[vk] = insts
+				insts = map[string]int{}
+				l.liveByVault[vk] = insts
 			}
-			insts[instance] = struct{}{}
+			insts[instance]++
 		}
+	}
+	if len(pairs) == 0 {
+		delete(l.live, ik)
 	}
 }
 
-func (e *annEntry) fresh(now time.Time) bool {
-	return e.live > 0 || now.Sub(e.last) < announceWindow
-}
-
-// announcedIn returns the instances of org, other than exclude, that announced agent on a
-// channel of vault within the announce window (S7).
-func (l *busLane) announcedIn(org, vault, agent, exclude string, now time.Time) []string {
+// liveIn returns the instances of org whose open sockets announce agent on a channel of vault.
+func (l *busLane) liveIn(org, vault, agent string) []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var out []string
-	for inst := range l.byVault[vaultKey{org, vault, agent}] {
-		if inst == exclude {
-			continue
-		}
-		for ch, e := range l.agents[agentKey{org, inst, agent}] {
-			if _, v, _, err := hive.ParseChannel(ch); err == nil && v == vault && e.fresh(now) {
-				out = append(out, inst)
-				break
-			}
+	out := make([]string, 0, len(l.liveByVault[vaultKey{org, vault, agent}]))
+	for inst := range l.liveByVault[vaultKey{org, vault, agent}] {
+		out = append(out, inst)
+	}
+	return out
+}
+
+// livePairs returns the pairs the open sockets of instance announce.
+func (l *busLane) livePairs(org, instance string) []announcement {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	pairs := l.live[instKey{org, instance}]
+	out := make([]announcement, 0, len(pairs))
+	for a := range pairs {
+		out = append(out, a)
+	}
+	return out
+}
+
+// allLive returns every live pair as a store announcement (the sweeper's refresh).
+func (l *busLane) allLive() []store.Announcement {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []store.Announcement
+	for ik, pairs := range l.live {
+		for a := range pairs {
+			out = append(out, store.Announcement{Org: ik.org, Instance: ik.instance, Agent: a.agent, Channel: a.channel, Vault: vaultOf(a.channel)})
 		}
 	}
 	return out
 }
 
-// announcedOn reports whether instance announced agent on channel within the window ("" channel:
-// on any channel).
-func (l *busLane) announcedOn(org, instance, agent, channel string, now time.Time) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for ch, e := range l.agents[agentKey{org, instance, agent}] {
-		if (channel == "" || ch == channel) && e.fresh(now) {
-			return true
-		}
+// announce applies a change of what one socket of p announces (old replaced by new) to the
+// live state and records every pair involved in the store as seen now: the new pairs are
+// announced now, the withdrawn ones were last seen now. A pair a later hello no longer
+// announces is recorded as dropped (H2: its channel stops); when the socket closes (closing),
+// its pairs are not: the instance still follows them (GET /v1/bus/poll).
+func (s *Server) announce(ctx context.Context, p *Principal, old, new []announcement, closing bool) error {
+	s.bus.setLive(p.Org, p.InstanceID, old, new)
+	keep := make(map[announcement]bool, len(old)+len(new)) // pair → dropped
+	for _, a := range old {
+		keep[a] = !closing
 	}
-	return false
+	for _, a := range new {
+		keep[a] = false
+	}
+	anns := make([]store.Announcement, 0, len(keep))
+	for a, dropped := range keep {
+		anns = append(anns, store.Announcement{Org: p.Org, Instance: p.InstanceID, Agent: a.agent, Channel: a.channel,
+			Vault: vaultOf(a.channel), Dropped: dropped})
+	}
+	return s.store.RecordAnnouncements(context.WithoutCancel(ctx), anns, s.now())
 }
 
-// prune forgets announcements past the window with no socket, and their index entries.
-func (l *busLane) prune(now time.Time) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for k, chans := range l.agents {
-		for ch, e := range chans {
-			if !e.fresh(now) {
-				delete(chans, ch)
-			}
-		}
-		if len(chans) == 0 {
-			delete(l.agents, k)
-		}
+// announcedIn returns, sorted, the instances of org other than exclude that announced agent
+// on a channel of vault within the announce window (S7): the pairs the store saw since
+// now − 24 h and the pairs open sockets announce now.
+func (s *Server) announcedIn(ctx context.Context, org, vault, agent, exclude string, now time.Time) ([]string, error) {
+	stored, err := s.store.AnnouncedInstances(ctx, org, vault, agent, now.Add(-announceWindow))
+	if err != nil {
+		return nil, err
 	}
-	for vk, insts := range l.byVault {
-		for inst := range insts {
-			if _, ok := l.agents[agentKey{vk.org, inst, vk.agent}]; !ok {
-				delete(insts, inst)
-			}
-		}
-		if len(insts) == 0 {
-			delete(l.byVault, vk)
-		}
-	}
+	all := append(stored, s.bus.liveIn(org, vault, agent)...)
+	slices.Sort(all)
+	all = slices.Compact(all)
+	return slices.DeleteFunc(all, func(inst string) bool { return inst == exclude }), nil
 }
 
-// rememberSent records a stored send for S9 lookups.
-func (l *busLane) rememberSent(k clientKey, gid string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if _, ok := l.sent[k]; !ok {
-		l.sentOrder = append(l.sentOrder, k)
+// announcedOn reports whether instance announced agent on channel ("" channel: on any
+// channel) within the announce window, in the store or on an open socket (S16 over HTTP).
+func (s *Server) announcedOn(ctx context.Context, org, instance, agent, channel string, now time.Time) (bool, error) {
+	for _, a := range s.bus.livePairs(org, instance) {
+		if a.agent == agent && (channel == "" || a.channel == channel) {
+			return true, nil
+		}
 	}
-	l.sent[k] = gid
-	for len(l.sentOrder) > maxSentIndex {
-		delete(l.sent, l.sentOrder[0])
-		l.sentOrder = l.sentOrder[1:]
+	anns, err := s.store.Announcements(ctx, org, instance, now.Add(-announceWindow))
+	if err != nil {
+		return false, err
 	}
+	for _, a := range anns {
+		if a.Agent == agent && (channel == "" || a.Channel == channel) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
-func (l *busLane) sentGID(k clientKey) (string, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	gid, ok := l.sent[k]
-	return gid, ok
+// followedChannels returns, sorted, the org channels the instance's agents follow: announced
+// within the announce window and not dropped by a later hello (stored), or by an open socket
+// now (GET /v1/bus/poll).
+func (s *Server) followedChannels(ctx context.Context, org, instance string, now time.Time) ([]string, error) {
+	anns, err := s.store.Announcements(ctx, org, instance, now.Add(-announceWindow))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, a := range anns {
+		if !a.Dropped {
+			out = append(out, a.Channel)
+		}
+	}
+	for _, a := range s.bus.livePairs(org, instance) {
+		out = append(out, a.channel)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // register adds a socket that said hello to its instance's set.
@@ -268,15 +303,6 @@ func (l *busLane) closeAll() []*busSocket {
 	}
 	l.all = nil
 	return out
-}
-
-func (l *busLane) ack(org, instance, channel string, seq int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	k := instChannel{org, instance, channel}
-	if seq > l.acks[k] {
-		l.acks[k] = seq
-	}
 }
 
 // streamFollowers are the sockets following one stream, woken by one store subscription. The

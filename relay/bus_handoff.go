@@ -102,7 +102,10 @@ func (s *Server) offerHandoff(ctx context.Context, p *Principal, f *hive.FrameHa
 	}
 	_, vault, _, _ := hive.ParseChannel(f.Channel)
 	// S7 without to_instance: the one other instance that announced `to` in the vault.
-	insts := s.bus.announcedIn(p.Org, vault, f.To, p.InstanceID, now)
+	insts, err := s.announcedIn(ctx, p.Org, vault, f.To, p.InstanceID, now)
+	if err != nil {
+		return s.busStoreErr(ctx, "announced instances", err)
+	}
 	switch len(insts) {
 	case 0:
 		return newBusError(hive.HiveErrorCodeNotFound, "to", "", MsgToUnknown)

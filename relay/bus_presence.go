@@ -70,7 +70,7 @@ func (sock *busSocket) presenceGone(gone map[string]hive.BusAgentV1) {
 	now := hive.UtcTimestampOf(sock.s.now().UTC().Truncate(time.Second))
 	for _, a := range gone {
 		for _, vault := range vaultsOf(a.Channels) {
-			if sock.s.bus.liveIn(sock.p.Org, sock.p.InstanceID, a.AgentID, vault) {
+			if sock.s.bus.announcesIn(sock.p.Org, sock.p.InstanceID, a.AgentID, vault) {
 				continue
 			}
 			sock.s.sendPresence(sock, hive.FramePresenceUpdate{AgentID: a.AgentID, InstanceID: sock.p.InstanceID, Role: a.Role,
@@ -115,15 +115,12 @@ func (l *busLane) vaultSockets(org, vault string) []*busSocket {
 	return out
 }
 
-// liveIn reports whether an open socket of instance announces agent on a channel of vault.
-func (l *busLane) liveIn(org, instance, agent, vault string) bool {
+// announcesIn reports whether an open socket of instance announces agent on a channel of vault.
+func (l *busLane) announcesIn(org, instance, agent, vault string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for ch, e := range l.agents[agentKey{org, instance, agent}] {
-		if e.live <= 0 {
-			continue
-		}
-		if _, v, _, err := hive.ParseChannel(ch); err == nil && v == vault {
+	for a := range l.live[instKey{org, instance}] {
+		if a.agent == agent && vaultOf(a.channel) == vault {
 			return true
 		}
 	}

@@ -3,6 +3,7 @@ package relay
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -189,24 +190,34 @@ func (sock *busSocket) viewerOn(channel string) *store.Viewer {
 // catchUpViewer is the viewer of GET /v1/bus/channels/{channel}/events: the caller's instance
 // and the agents it announced on the channel within the announce window (hive.md S20: "catch-up
 // returns exactly what the caller can see").
-func (s *Server) catchUpViewer(p *Principal, channel string) *store.Viewer {
-	return &store.Viewer{Org: p.Org, Instance: p.InstanceID, Agents: s.bus.agentsOn(p.Org, p.InstanceID, channel, s.now())}
+func (s *Server) catchUpViewer(ctx context.Context, p *Principal, channel string) (*store.Viewer, error) {
+	agents, err := s.agentsOn(ctx, p.Org, p.InstanceID, channel, s.now())
+	if err != nil {
+		return nil, err
+	}
+	return &store.Viewer{Org: p.Org, Instance: p.InstanceID, Agents: agents}, nil
 }
 
-// agentsOn returns the agents instance announced on channel within the announce window.
-func (l *busLane) agentsOn(org, instance, channel string, now time.Time) []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+// agentsOn returns, sorted and each once, the agents instance announced on channel within the
+// announce window: stored announcements (dropped ones included, as for S7) and open sockets.
+func (s *Server) agentsOn(ctx context.Context, org, instance, channel string, now time.Time) ([]string, error) {
 	var out []string
-	for k, chans := range l.agents {
-		if k.org != org || k.instance != instance {
-			continue
-		}
-		if e := chans[channel]; e != nil && e.fresh(now) {
-			out = append(out, k.agent)
+	for _, a := range s.bus.livePairs(org, instance) {
+		if a.channel == channel {
+			out = append(out, a.agent)
 		}
 	}
-	return out
+	anns, err := s.store.Announcements(ctx, org, instance, now.Add(-announceWindow))
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range anns {
+		if a.Channel == channel {
+			out = append(out, a.Agent)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // frameValidationError is the 400 of a refused bus frame (S1): as validationError, with the

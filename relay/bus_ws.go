@@ -119,6 +119,9 @@ func (s *Server) handleBusSocket(w http.ResponseWriter, r *http.Request, p *Prin
 		sock.writer()
 	}()
 	go sock.pump()
+	if s.cfg.BusPingInterval > 0 {
+		go sock.keepalive()
+	}
 
 	closing := sock.readLoop()
 	if closing {
@@ -145,10 +148,45 @@ func (sock *busSocket) teardown() {
 		s.bus.unfollow(k, sock)
 	}
 	sock.follows = map[store.StreamKey]*follow{}
-	s.bus.setAnnouncements(sock.p.Org, sock.p.InstanceID, sock.pairs, nil, s.now())
+	// The withdrawn pairs were last seen now; a store closed meanwhile (shutdown) loses only
+	// that refresh.
+	if err := s.announce(sock.ctx, sock.p, sock.pairs, nil, true); err != nil && !errors.Is(err, store.ErrClosed) {
+		s.log.LogAttrs(sock.ctx, slog.LevelWarn, "bus announcements not recorded", slog.String("error", err.Error()))
+	}
 	sock.pairs = nil
 	sock.presenceGone(sock.agents)
 	s.bus.removeSocket(sock)
+}
+
+// keepalive pings the socket every Config.BusPingInterval (the read loop, which always runs,
+// takes the pongs) and closes it when a pong does not come within Config.BusPingTimeout: the
+// peer is gone or has stopped reading, and its socket would otherwise hold its follows and
+// announcements open forever. The close is immediate (no close handshake with a peer that does
+// not answer); the read loop then ends and the socket is torn down as usual.
+func (sock *busSocket) keepalive() {
+	s := sock.s
+	t := time.NewTicker(s.cfg.BusPingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-sock.ctx.Done():
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(sock.ctx, s.cfg.BusPingTimeout)
+		err := sock.conn.Ping(ctx)
+		cancel()
+		if err == nil {
+			continue
+		}
+		if sock.ctx.Err() == nil {
+			s.log.LogAttrs(sock.ctx, slog.LevelInfo, "bus socket did not answer a ping; closing",
+				slog.String("instance", sock.p.InstanceID), slog.String("error", err.Error()))
+			sock.cancel()
+			_ = sock.conn.CloseNow()
+		}
+		return
+	}
 }
 
 // readLoop reads and answers client frames until the socket ends. It returns true when it
@@ -344,7 +382,6 @@ func (sock *busSocket) hello(f *hive.FrameHello, first bool) bool {
 	if f.InstanceID != sock.p.InstanceID { // H3
 		return sock.violation(newBusError(hive.HiveErrorCodeUnauthorized, "instance_id", hive.ReasonInstanceMismatch, MsgInstanceMismatch))
 	}
-	now := s.now()
 	agents := map[string]hive.BusAgentV1{}
 	var pairs []announcement
 	want := map[store.StreamKey]string{}
@@ -372,7 +409,11 @@ func (sock *busSocket) hello(f *hive.FrameHello, first bool) bool {
 			delete(sock.follows, k)
 		}
 	}
-	s.bus.setAnnouncements(sock.p.Org, sock.p.InstanceID, sock.pairs, pairs, now)
+	// The live state changes at once; the store records the pairs (S7 after a restart). A
+	// store failure is reported on the socket, and the hello still applies.
+	if err := s.announce(sock.ctx, sock.p, sock.pairs, pairs, false); err != nil {
+		sock.sendError(nil, s.busStoreErr(sock.ctx, "record announcements", err))
+	}
 	gone := sock.agents
 	sock.agents, sock.pairs = agents, pairs
 	sock.presenceGone(gone)
@@ -493,7 +534,14 @@ func (sock *busSocket) ackFrame(f *hive.FrameAck) {
 		sock.sendError(nil, newBusError(hive.HiveErrorCodeInvalidRequest, "seq", "", MsgAckBeyondLast))
 		return
 	}
-	sock.s.bus.ack(sock.p.Org, sock.p.InstanceID, f.Channel, int64(f.Seq))
+	// Durable before the next frame is read: the position survives a restart (poll).
+	if _, err := sock.s.store.SetAck(context.WithoutCancel(sock.ctx), sock.p.Org, sock.p.InstanceID, k, int64(f.Seq)); err != nil {
+		if errors.Is(err, store.ErrInvalid) { // beyond the last seq, as checked above
+			sock.sendError(nil, newBusError(hive.HiveErrorCodeInvalidRequest, "seq", "", MsgAckBeyondLast))
+			return
+		}
+		sock.sendError(nil, sock.s.busStoreErr(sock.ctx, "record ack", err))
+	}
 }
 
 // markSent records a client_msg_id this socket sends, before it is stored, so the pump never

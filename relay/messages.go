@@ -148,17 +148,20 @@ func (s *Server) sendMessage(ctx context.Context, p *Principal, m *hive.AgentMes
 		return hive.MessageStoredV1{}, validationError(err)
 	}
 	scope := p.scope()
-	ck := clientKey{p.Org, p.InstanceID, m.ClientMsgID}
-	// S9: a resend of a stored id is answered with the original, before any check that could
-	// have changed since (bindings, deadlines).
-	if gid, ok := s.bus.sentGID(ck); ok {
-		if orig, err := s.store.GetMessage(ctx, scope, gid); err == nil && orig.SenderOrg == p.Org && orig.SenderInstance == p.InstanceID {
-			rec, err := s.storedRecord(orig)
-			if err == nil {
-				s.metrics.messages.WithLabelValues("replayed").Inc()
-				return rec, nil
-			}
+	// S9: a resend of a stored id is answered with the original from the store, before any
+	// check that could have changed since (bindings, deadlines, swarm membership), even after
+	// a restart. A concurrent first send that is stored between this lookup and AppendMessage
+	// is still replayed by the store itself.
+	switch orig, err := s.store.LookupClientMsg(ctx, p.Org, p.InstanceID, m.ClientMsgID); {
+	case err == nil:
+		rec, err := s.storedRecord(orig)
+		if err != nil {
+			return hive.MessageStoredV1{}, s.busStoreErr(ctx, "render message", err)
 		}
+		s.metrics.messages.WithLabelValues("replayed").Inc()
+		return rec, nil
+	case !errors.Is(err, store.ErrNotFound):
+		return hive.MessageStoredV1{}, s.busStoreErr(ctx, "look up client_msg_id", err)
 	}
 
 	// S2: the network, scoped to the token.
@@ -250,7 +253,10 @@ func (s *Server) sendMessage(ctx context.Context, p *Principal, m *hive.AgentMes
 			}
 			toOrg, toInst = p.Org, *m.ToInstance
 		default:
-			insts := s.bus.announcedIn(p.Org, vault, to, p.InstanceID, now)
+			insts, err := s.announcedIn(ctx, p.Org, vault, to, p.InstanceID, now)
+			if err != nil {
+				return hive.MessageStoredV1{}, s.busStoreErr(ctx, "read announcements", err)
+			}
 			switch len(insts) {
 			case 0:
 				return hive.MessageStoredV1{}, newBusError(hive.HiveErrorCodeNotFound, "to", "", MsgToUnknown)
@@ -297,7 +303,6 @@ func (s *Server) sendMessage(ctx context.Context, p *Principal, m *hive.AgentMes
 	} else {
 		s.metrics.messages.WithLabelValues("stored").Inc()
 	}
-	s.bus.rememberSent(ck, stored.GID)
 	rec, err := s.storedRecord(stored)
 	if err != nil {
 		return hive.MessageStoredV1{}, s.busStoreErr(ctx, "render message", err)
@@ -360,27 +365,26 @@ func (s *Server) receipt(ctx context.Context, p *Principal, r *hive.MessageRecei
 	if n, ok := c.d.Network.(hive.NetworkOrg); ok {
 		channel = n.Channel
 	}
-	announced := func(agent, ch string) bool {
+	announced := func(agent, ch string) (bool, error) {
 		if sock != nil {
-			return sock.announces(agent, ch)
+			return sock.announces(agent, ch), nil
 		}
-		return s.bus.announcedOn(p.Org, p.InstanceID, agent, ch, now)
+		return s.announcedOn(ctx, p.Org, p.InstanceID, agent, ch, now)
 	}
 	own := m.SenderOrg == p.Org && m.SenderInstance == p.InstanceID && s.senderName(m) == r.By
 	switch {
 	case own:
 		return notFound
-	case m.ToInstance != "":
-		if m.ToOrg != p.Org || m.ToInstance != p.InstanceID || c.d.To == nil || !announced(r.By, channel) {
-			return notFound
-		}
-		if m.Stream.Network == store.NetworkOrg && *c.d.To != r.By {
-			return notFound
-		}
-	default:
-		if !announced(r.By, channel) {
-			return notFound
-		}
+	case m.ToInstance != "" && (m.ToOrg != p.Org || m.ToInstance != p.InstanceID || c.d.To == nil):
+		return notFound
+	case m.ToInstance != "" && m.Stream.Network == store.NetworkOrg && *c.d.To != r.By:
+		return notFound
+	}
+	switch ok, err := announced(r.By, channel); {
+	case err != nil:
+		return s.busStoreErr(ctx, "read announcements", err)
+	case !ok:
+		return notFound
 	}
 	by := r.By
 	key := r.By
@@ -654,8 +658,13 @@ func (s *Server) handleCatchUp(w http.ResponseWriter, r *http.Request, p *Princi
 		}
 	}
 	stream := store.OrgStream(p.Org, channel)
+	viewer, err := s.catchUpViewer(r.Context(), p, channel)
+	if err != nil {
+		writeBusError(w, s.busStoreErr(r.Context(), "announcements", err))
+		return
+	}
 	entries, err := s.store.ReadStream(r.Context(), stream, store.ReadQuery{
-		After: after, Limit: limit + 1, Viewer: s.catchUpViewer(p, channel),
+		After: after, Limit: limit + 1, Viewer: viewer,
 	})
 	if err != nil {
 		writeBusError(w, s.busStoreErr(r.Context(), "read stream", err))
@@ -792,6 +801,20 @@ func (s *Server) sweepBus(ctx context.Context, now time.Time) error {
 			break
 		}
 	}
-	s.bus.prune(now)
+	// Announcements: the live pairs are seen now; what nobody announced for 24 hours binds
+	// nothing any more.
+	if err := s.store.RecordAnnouncements(ctx, s.bus.allLive(), now); err != nil {
+		return err
+	}
+	for {
+		n, err := s.store.ExpireAnnouncements(ctx, now.Add(-announceWindow), sweepBatch)
+		if err != nil {
+			return err
+		}
+		s.metrics.sweeps.WithLabelValues("announcement").Add(float64(n))
+		if n < sweepBatch {
+			break
+		}
+	}
 	return nil
 }

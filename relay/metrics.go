@@ -109,7 +109,7 @@ func NewMetrics() *Metrics {
 	})
 	m.sweeps = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "agentwire_sweeper_items_total",
-		Help: "Items handled by the retention sweeper: expired messages, publishes, handoffs and envelopes, and task proposals.",
+		Help: "Items handled by the retention sweeper by kind: message, publish, handoff, envelope, task_proposal, announcement, session_key.",
 	}, []string{"kind"})
 	reg.MustRegister(m.envelopes, m.messages, m.busSockets, m.receipts, m.sweeps)
 	reg.MustRegister(m.requests, m.ingested, m.duplicates, m.refusals, m.conflicts, m.subscribers,

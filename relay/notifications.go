@@ -32,12 +32,12 @@ import (
 // GET /v1/notifications/stream serves SSE: every stored envelope of the org whose topic matches
 // any `subject` pattern (envelope.MatchSubject), once, in store order, `id:` = store sequence,
 // from Last-Event-ID (or from the start of the retention) on; with `session`, an envelope whose
-// `dedupe_key` was already delivered to that session is skipped. The stream reads the store
-// after every commit notification, so a slow reader never holds up the writer or another
-// reader; one that falls more than Limits.SubscriberQueue envelopes behind is disconnected with
-// a final comment naming its last delivered id, and a delivery exception (envelope.md §5.3,
-// reason delivery_failed) is published for each undelivered envelope of the direct agent lane
-// or a role lane.
+// `dedupe_key` was already delivered to that session within the 72 h window is skipped. The
+// stream reads the store after every commit notification, so a slow reader never holds up the
+// writer or another reader; one that falls more than Limits.SubscriberQueue envelopes behind is
+// disconnected with a final comment naming its last delivered id, and a delivery exception
+// (envelope.md §5.3, reason delivery_failed) is published for each undelivered envelope of the
+// direct agent lane or a role lane.
 
 // notifyPage is how many stored envelopes one store read examines while replaying.
 const notifyPage = 512
@@ -71,7 +71,18 @@ func (r PublishResult) AppendJSON(dst []byte) []byte {
 }
 
 // notifyLane holds the notification lane's in-process state: live subscribers (for envelopes
-// that are never stored) and the per-session dedupe memory.
+// that are never stored) and a bounded cache of the per-session dedupe keys, whose truth is the
+// store (NotificationStore.RecordSessionDeliveries).
+//
+// When a key counts as delivered (project-defined): once the SSE frame carrying it has been
+// written and flushed to that session's response without error. A stream claims a key in the
+// cache before it writes the frame (so two streams of one session in this process never both
+// deliver it), releases the claim when the write fails, and after a successful flush records
+// every key of that flush in the store with one write (the store sequence of the envelope, 0 for
+// a role-lane envelope, never stored). Before a page of envelopes is framed, the keys the cache
+// does not know are looked up in the store, so a session reconnecting after a restart, or
+// after its keys left the cache, still skips them. A relay that dies between a flush and that
+// write delivers those keys once more: at least once, never lost.
 type notifyLane struct {
 	mu       sync.Mutex
 	subs     map[string]map[*envSubscriber]struct{} // org → subscribers
@@ -141,9 +152,10 @@ func (l *notifyLane) publishLive(org string, le liveEnvelope) {
 // sessionKey scopes a stream `session` by org (tokens scope everything, relay.md §1).
 type sessionKey struct{ org, session string }
 
-// sessionState remembers the dedupe keys delivered to one session (relay.md §2: "envelopes
+// sessionState caches the dedupe keys delivered to one session (relay.md §2: "envelopes
 // already delivered to that session with the same dedupe_key are skipped"), for
-// envelope.DeliveryDuplicateWindow and at most maxSessionKeys keys (the oldest go first).
+// envelope.DeliveryDuplicateWindow and at most maxSessionKeys keys (the oldest go first; the
+// store still has them).
 type sessionState struct {
 	mu    sync.Mutex
 	keys  map[string]time.Time
@@ -194,7 +206,13 @@ func (st *sessionState) claim(key string, now time.Time) bool {
 	if at, ok := st.keys[key]; ok && now.Sub(at) < envelope.DeliveryDuplicateWindow {
 		return false
 	}
-	st.keys[key] = now
+	st.putLocked(key, now)
+	return true
+}
+
+// putLocked remembers key as delivered at `at`, evicting the oldest keys beyond the bound.
+func (st *sessionState) putLocked(key string, at time.Time) {
+	st.keys[key] = at
 	st.order = append(st.order, key)
 	for len(st.keys) > maxSessionKeys && len(st.order) > 0 {
 		delete(st.keys, st.order[0])
@@ -203,7 +221,40 @@ func (st *sessionState) claim(key string, now time.Time) bool {
 	if len(st.order) > 2*maxSessionKeys {
 		st.order = append([]string(nil), st.order[len(st.order)-len(st.keys):]...)
 	}
-	return true
+}
+
+// unknown returns the distinct non-empty keys the cache does not hold within the window.
+func (st *sessionState) unknown(keys []string, now time.Time) []string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var out []string
+	seen := map[string]struct{}{}
+	for _, k := range keys {
+		if k == "" {
+			continue
+		}
+		if _, dup := seen[k]; dup {
+			continue
+		}
+		seen[k] = struct{}{}
+		if at, ok := st.keys[k]; !ok || now.Sub(at) >= envelope.DeliveryDuplicateWindow {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// learn adds the deliveries the store knows to the cache (a key the cache holds within the
+// window is left alone).
+func (st *sessionState) learn(ds map[string]store.SessionDelivery, now time.Time) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for k, d := range ds {
+		if at, ok := st.keys[k]; ok && now.Sub(at) < envelope.DeliveryDuplicateWindow {
+			continue
+		}
+		st.putLocked(k, d.DeliveredAt)
+	}
 }
 
 // release forgets keys whose delivery failed, so a resumed stream delivers them again
@@ -430,6 +481,7 @@ func matcher(patterns []string) func(string) bool {
 // envStream is one open GET /v1/notifications/stream response.
 type envStream struct {
 	s       *Server
+	ctx     context.Context
 	org     string
 	q       streamQuery
 	w       http.ResponseWriter
@@ -437,7 +489,7 @@ type envStream struct {
 	buf     []byte
 	cursor  int64 // last delivered (or skipped) store sequence
 	session *sessionState
-	claimed []string // session keys claimed for the frames in buf
+	claimed []store.SessionDelivery // session keys claimed for the frames in buf
 	claimAt time.Time
 	pending []envelope.Envelope // undelivered envelopes, for exceptions when cut off
 }
@@ -457,7 +509,7 @@ func (s *Server) handleNotificationStream(w http.ResponseWriter, r *http.Request
 	s.notify.subscribe(p.Org, sub)
 	defer s.notify.unsubscribe(p.Org, sub)
 
-	st := &envStream{s: s, org: p.Org, q: q, w: w, rc: http.NewResponseController(w), cursor: q.after, buf: make([]byte, 0, 4096)}
+	st := &envStream{s: s, ctx: ctx, org: p.Org, q: q, w: w, rc: http.NewResponseController(w), cursor: q.after, buf: make([]byte, 0, 4096)}
 	if q.session != "" {
 		st.session = s.notify.session(p.Org, q.session, s.now())
 	}
@@ -493,15 +545,18 @@ func (s *Server) handleNotificationStream(w http.ResponseWriter, r *http.Request
 			st.cutOff(ctx, sub)
 			return
 		case le := <-sub.live:
-			st.liveFrame(le)
+			les := []liveEnvelope{le}
 			for i := 0; i < 255; i++ {
 				select {
 				case le = <-sub.live:
-					st.liveFrame(le)
+					les = append(les, le)
 					continue
 				default:
 				}
 				break
+			}
+			if err := st.liveFrames(les); err != nil {
+				return
 			}
 			if err := st.flush(); err != nil {
 				return
@@ -566,8 +621,8 @@ func (st *envStream) drain(ctx context.Context, live bool) bool {
 				}
 			}
 		}
-		for _, e := range page.Envelopes {
-			st.storedFrame(e)
+		if err := st.storedFrames(page.Envelopes); err != nil {
+			return false
 		}
 		st.cursor = page.Next
 		if err := st.flush(); err != nil {
@@ -579,41 +634,85 @@ func (st *envStream) drain(ctx context.Context, live bool) bool {
 	}
 }
 
-// storedFrame appends the SSE frame of a stored envelope (`id:` = store sequence), unless the
-// session already got its dedupe key.
-func (st *envStream) storedFrame(e store.StoredEnvelope) {
+// storedFrames appends the SSE frames of stored envelopes (`id:` = store sequence), leaving out
+// those whose dedupe key the session already got.
+func (st *envStream) storedFrames(envs []store.StoredEnvelope) error {
+	var keys []string
 	if st.session != nil {
-		env, ps := envelope.Decode(e.Data)
-		if len(ps) == 0 && !st.claim(env.DedupeKey) {
-			return
+		keys = make([]string, len(envs))
+		for i, e := range envs {
+			if env, ps := envelope.Decode(e.Data); len(ps) == 0 {
+				keys[i] = env.DedupeKey
+			}
+		}
+		if err := st.prefetch(keys); err != nil {
+			return err
 		}
 	}
-	st.buf = append(st.buf, "id: "...)
-	st.buf = strconv.AppendInt(st.buf, e.Seq, 10)
-	st.buf = append(st.buf, "\ndata: "...)
-	st.buf = append(st.buf, e.Data...)
-	st.buf = append(st.buf, "\n\n"...)
-}
-
-// liveFrame appends the frame of a never-stored envelope: no `id:`, so the client's
-// Last-Event-ID stays on the last stored envelope.
-func (st *envStream) liveFrame(le liveEnvelope) {
-	if st.session != nil && !st.claim(le.env.DedupeKey) {
-		return
+	for i, e := range envs {
+		if st.session != nil && keys[i] != "" && !st.claim(keys[i], e.Seq) {
+			continue
+		}
+		st.buf = append(st.buf, "id: "...)
+		st.buf = strconv.AppendInt(st.buf, e.Seq, 10)
+		st.buf = append(st.buf, "\ndata: "...)
+		st.buf = append(st.buf, e.Data...)
+		st.buf = append(st.buf, "\n\n"...)
 	}
-	st.buf = append(st.buf, "data: "...)
-	st.buf = append(st.buf, le.data...)
-	st.buf = append(st.buf, "\n\n"...)
+	return nil
 }
 
-func (st *envStream) claim(key string) bool {
+// liveFrames appends the frames of never-stored envelopes: no `id:`, so the client's
+// Last-Event-ID stays on the last stored envelope.
+func (st *envStream) liveFrames(les []liveEnvelope) error {
+	if st.session != nil {
+		keys := make([]string, len(les))
+		for i, le := range les {
+			keys[i] = le.env.DedupeKey
+		}
+		if err := st.prefetch(keys); err != nil {
+			return err
+		}
+	}
+	for _, le := range les {
+		if st.session != nil && le.env.DedupeKey != "" && !st.claim(le.env.DedupeKey, 0) {
+			continue
+		}
+		st.buf = append(st.buf, "data: "...)
+		st.buf = append(st.buf, le.data...)
+		st.buf = append(st.buf, "\n\n"...)
+	}
+	return nil
+}
+
+// prefetch looks up in the store the keys the session cache does not know and adds what was
+// delivered within the window to the cache.
+func (st *envStream) prefetch(keys []string) error {
+	now := st.s.now()
+	missing := st.session.unknown(keys, now)
+	if len(missing) == 0 {
+		return nil
+	}
+	found, err := st.s.store.SessionDeliveries(st.ctx, st.org, st.q.session, missing, now.Add(-envelope.DeliveryDuplicateWindow))
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			st.s.log.LogAttrs(st.ctx, slog.LevelWarn, "session dedupe read failed", slog.String("error", err.Error()))
+		}
+		return err
+	}
+	st.session.learn(found, now)
+	return nil
+}
+
+// claim takes key for this stream's next flush; false when the session already got it.
+func (st *envStream) claim(key string, seq int64) bool {
 	if st.claimAt.IsZero() {
 		st.claimAt = st.s.now()
 	}
 	if !st.session.claim(key, st.claimAt) {
 		return false
 	}
-	st.claimed = append(st.claimed, key)
+	st.claimed = append(st.claimed, store.SessionDelivery{DedupeKey: key, Seq: seq})
 	return true
 }
 
@@ -623,11 +722,12 @@ func (st *envStream) comment(text string) {
 	st.buf = append(st.buf, "\n\n"...)
 }
 
-// flush writes the buffered frames within the write timeout. A failed write releases the
-// session keys claimed for them, so that a resumed stream delivers them again.
+// flush writes the buffered frames within the write timeout. After a successful write the
+// session keys claimed for them are delivered: they are recorded in the store (one write per
+// flush). A failed write releases them, so that a resumed stream delivers them again.
 func (st *envStream) flush() error {
 	claimed, at := st.claimed, st.claimAt
-	st.claimed, st.claimAt = st.claimed[:0], time.Time{}
+	st.claimed, st.claimAt = nil, time.Time{}
 	if len(st.buf) == 0 {
 		return nil
 	}
@@ -637,10 +737,24 @@ func (st *envStream) flush() error {
 		err = st.rc.Flush()
 	}
 	st.buf = st.buf[:0]
-	if err != nil && st.session != nil {
-		st.session.release(claimed, at)
+	if st.session == nil || len(claimed) == 0 {
+		return err
 	}
-	return err
+	if err != nil {
+		keys := make([]string, len(claimed))
+		for i, d := range claimed {
+			keys[i] = d.DedupeKey
+		}
+		st.session.release(keys, at)
+		return err
+	}
+	// The frames are out: a failure to record them leaves them in the cache only (this
+	// process still skips them).
+	if e := st.s.store.RecordSessionDeliveries(context.WithoutCancel(st.ctx), st.org, st.q.session, claimed, at,
+		envelope.DeliveryDuplicateWindow); e != nil && !errors.Is(e, store.ErrClosed) {
+		st.s.log.LogAttrs(st.ctx, slog.LevelWarn, "session dedupe keys not recorded", slog.String("error", e.Error()))
+	}
+	return nil
 }
 
 // cutOff ends a stream that fell more than the subscriber queue behind (relay.md §3): a final

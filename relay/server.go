@@ -26,11 +26,18 @@
 //     vault a clear body is refused (reason sealed_vault) and a `sealed` of another epoch too
 //     (409, reason stale_epoch); elsewhere `sealed` is refused (reason not_sealed); ciphertext
 //     is stored and relayed unread.
+//   - A resent `client_msg_id` is answered from the store (BusStore.LookupClientMsg) before any
+//     check that could fail now, so it gets the original `message.stored` even after a restart
+//     (S9). Hello announcements and `ack` positions are stored (BusStore.RecordAnnouncements,
+//     SetAck): S7's binding and S16's announced recipients read the store (pairs last seen
+//     within 24 hours) together with the pairs of open sockets, and a restart changes neither.
 //   - The `/v1/bus` WebSocket follows hello's rules (H1–H6); a socket follows the channels its
 //     agents announce and every swarm its token belongs to, and reads each followed stream after
 //     every commit notification, so deliveries come in seq order and never back to the sending
 //     socket (S10). Receipts from an announced recipient agent (S16) reach the sender's sockets
-//     as `message.status`, one per newly applied state.
+//     as `message.status`, one per newly applied state. The relay pings every socket each
+//     Config.BusPingInterval and closes one whose pong does not come within
+//     Config.BusPingTimeout (a dead peer, or a client that stopped reading).
 //   - `publish` (bus_publish.go): validated (§4.4), H5 on `from`, H6 on `channel`, stored on
 //     the channel's one gap-free counter shared with `message.deliver` and `task.event`, answered
 //     `published` (the original's for a resent client_msg_id, S9) and delivered as `deliver` to
@@ -51,6 +58,13 @@
 //     field `handoff_id`) and are relayed to the offering instance's sockets announcing `from`.
 //     Error frames of handoff frames carry `handoff_id`. A `message` of type handoff binds
 //     nothing (S19).
+//   - GET /v1/bus/poll answers BusPollV1: at most 500 `message.deliver` and `task.event` frames
+//     the instance's sockets would have received (the channels its stored announcements follow
+//     and its swarms, visible to it, in seq order per stream), from its stored `ack` positions or
+//     from the opaque `cursor` of the previous answer (project-defined: unpadded base64url of a
+//     versioned binary list of (org channel or swarm, position) entries in ascending order,
+//     accepted only in exactly the form the relay encodes; anything else is 400 invalid_request,
+//     field `cursor`). A stream the cursor does not name starts at its `ack` position.
 //   - A sweeper (Config.SweepInterval) deletes expired messages and envelopes and turns each org
 //     question past its deadline without a settling answer into one task proposal, announced as
 //     a `task.event` on its channel and listed by GET /v1/admin/task-proposals (S13).
@@ -65,7 +79,10 @@
 //   - GET /v1/notifications/stream serves every stored envelope of the org matching any
 //     `subject` pattern, once, in store order (`id:` = store sequence), from Last-Event-ID or the
 //     start of the 72 h retention; with `session`, a dedupe key that session already got is
-//     skipped. A subscriber more than Limits.SubscriberQueue envelopes behind is cut off with a
+//     skipped. A key counts as delivered once the frame carrying it was written and flushed to
+//     the session's stream; the keys of each flush are then recorded in the store
+//     (NotificationStore.RecordSessionDeliveries, pruned after 72 h), so a session reconnecting
+//     after a restart still skips them. A subscriber more than Limits.SubscriberQueue envelopes behind is cut off with a
 //     final comment naming its last id, and each undelivered direct-lane or role-lane envelope
 //     gets a delivery exception (envelope.md §5.3).
 //
@@ -157,16 +174,25 @@ type Config struct {
 	// envelopes, questions past their deadline); default 1 minute, negative disables it
 	// ([Server.Sweep] still runs one pass on demand).
 	SweepInterval time.Duration
+	// BusPingInterval is how often the relay pings each `/v1/bus` WebSocket (a WebSocket ping
+	// control frame, answered by the client's WebSocket library while it reads); default 30 s,
+	// negative disables the pings.
+	BusPingInterval time.Duration
+	// BusPingTimeout is how long a ping may wait for its pong; a socket that does not answer in
+	// time (a dead peer, or a client that stopped reading) is closed. Default 15 s.
+	BusPingTimeout time.Duration
 }
 
 // Defaults of [Config].
 const (
-	DefaultHeartbeat     = 15 * time.Second
-	DefaultWriteTimeout  = 30 * time.Second
-	DefaultStateCache    = 256
-	DefaultCheckpoint    = 256
-	DefaultStoreRecheck  = 250 * time.Millisecond
-	DefaultSweepInterval = time.Minute
+	DefaultHeartbeat       = 15 * time.Second
+	DefaultWriteTimeout    = 30 * time.Second
+	DefaultStateCache      = 256
+	DefaultCheckpoint      = 256
+	DefaultStoreRecheck    = 250 * time.Millisecond
+	DefaultSweepInterval   = time.Minute
+	DefaultBusPingInterval = 30 * time.Second
+	DefaultBusPingTimeout  = 15 * time.Second
 	// maxConflictRetries bounds how often one request reloads after store conflicts.
 	maxConflictRetries = 16
 )
@@ -225,6 +251,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.SweepInterval == 0 {
 		cfg.SweepInterval = DefaultSweepInterval
+	}
+	if cfg.BusPingInterval == 0 {
+		cfg.BusPingInterval = DefaultBusPingInterval
+	}
+	if cfg.BusPingTimeout <= 0 {
+		cfg.BusPingTimeout = DefaultBusPingTimeout
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
 	s := &Server{
@@ -322,6 +354,7 @@ func (s *Server) routes() http.Handler {
 	s.handleBus(api, "GET /v1/messages", s.handleListMessages)
 	s.handleBus(api, "POST /v1/messages/{gid}/receipts", s.handlePostReceipt)
 	s.handleBus(api, "GET /v1/bus/channels/{channel}/events", s.handleCatchUp)
+	s.handleBus(api, "GET /v1/bus/poll", s.handleBusPoll)
 	s.handle(api, "GET /v1/admin/task-proposals", RightAdmin, s.handleListProposals)
 	api.Handle("GET /healthz", s.instrument("GET /healthz", http.HandlerFunc(s.handleHealth)))
 	api.Handle("GET /metrics", s.instrument("GET /metrics", s.metrics.Handler()))

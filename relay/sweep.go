@@ -37,10 +37,11 @@ func (s *Server) startSweeper() {
 }
 
 // Sweep runs one pass of the retention sweeper at the relay's clock: it deletes the envelopes
-// older than the 72 h retention (envelope.md §5.1) and forgets session dedupe keys past the same
-// window; the bus lane's part (expired messages, questions past their deadline) is added by
-// sweepBus. The sweeper goroutine calls it every Config.SweepInterval; tests and operators may
-// call it directly.
+// older than the 72 h retention (envelope.md §5.1) and the session dedupe keys past the same
+// window (stored and cached); the bus lane's part (expired messages, questions past their
+// deadline, stale announcements, and a refresh of the live ones) is added by sweepBus. The
+// sweeper goroutine calls it every Config.SweepInterval; tests and operators may call it
+// directly.
 func (s *Server) Sweep(ctx context.Context) error {
 	now := s.now()
 	for {
@@ -49,6 +50,16 @@ func (s *Server) Sweep(ctx context.Context) error {
 			return err
 		}
 		s.metrics.sweeps.WithLabelValues("envelope").Add(float64(n))
+		if n < sweepBatch {
+			break
+		}
+	}
+	for {
+		n, err := s.store.ExpireSessionDeliveries(ctx, now.Add(-envelope.DeliveryDuplicateWindow), sweepBatch)
+		if err != nil {
+			return err
+		}
+		s.metrics.sweeps.WithLabelValues("session_key").Add(float64(n))
 		if n < sweepBatch {
 			break
 		}

@@ -297,3 +297,103 @@ func BenchmarkAppendEnvelope(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBusReads measures the reader-pool calls of the bus lane's hot paths on a stream of
+// 2,000 messages and 20 task events: the live pump's read of the newest entry (ReadStream after
+// the last but one, viewer filter), a catch-up page (ReadStream, 256 entries), a history read
+// (ReadMessages, thread filter), GetMessage, StreamLastSeq and LookupClientMsg. Each op is one
+// call; `parallel` runs the pump read from 8 goroutines over the 4 pooled connections.
+func BenchmarkBusReads(b *testing.B) {
+	s, err := sqlite.Open(filepath.Join(b.TempDir(), sqlite.DefaultFileName), sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	ctx := context.Background()
+	k := store.OrgStream("bench", "org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general")
+	now := time.Now()
+	var gids []string
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for w := range 8 {
+		wg.Go(func() {
+			for i := w; i < 2000; i += 8 {
+				m, _, err := s.AppendMessage(ctx, store.MessageWrite{
+					Stream: k, SenderOrg: "bench", SenderInstance: "inst-1", ClientMsgID: fmt.Sprintf("c-%d", i),
+					Type: "question", ThreadID: fmt.Sprintf("t-%d", i%10), ServerTime: now, ExpiresAt: now.Add(time.Hour),
+					Deadline: now.Add(-time.Minute), Data: benchMessageData,
+				})
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				mu.Lock()
+				gids = append(gids, m.GID)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	for _, gid := range gids[:20] {
+		if _, _, err := s.ProposeTask(ctx, store.TaskProposalWrite{Stream: k, Vault: "3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42",
+			QuestionGID: gid, CreatedAt: now, Data: []byte(`{"event":"proposed"}`)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	last, err := s.StreamLastSeq(ctx, k)
+	if err != nil || last != 2020 {
+		b.Fatalf("last %d, %v", last, err)
+	}
+	viewer := &store.Viewer{Org: "bench", Instance: "inst-2"}
+	scope := store.MessageScope{Org: "bench"}
+	for _, c := range []struct {
+		name string
+		call func(i int) error
+	}{
+		{"pump", func(int) error {
+			e, err := s.ReadStream(ctx, k, store.ReadQuery{After: last - 1, Limit: 256, Viewer: viewer})
+			if err == nil && len(e) != 1 {
+				err = fmt.Errorf("%d entries", len(e))
+			}
+			return err
+		}},
+		{"catchup256", func(i int) error {
+			e, err := s.ReadStream(ctx, k, store.ReadQuery{After: int64(i % 1500), Limit: 256, Viewer: viewer})
+			if err == nil && len(e) != 256 {
+				err = fmt.Errorf("%d entries", len(e))
+			}
+			return err
+		}},
+		{"history", func(i int) error {
+			_, err := s.ReadMessages(ctx, k, store.ReadQuery{After: int64(i % 1500), Limit: 20, ThreadID: "t-3", Viewer: viewer})
+			return err
+		}},
+		{"get", func(i int) error { _, err := s.GetMessage(ctx, scope, gids[i%len(gids)]); return err }},
+		{"lastseq", func(int) error { _, err := s.StreamLastSeq(ctx, k); return err }},
+		{"lookup", func(i int) error {
+			_, err := s.LookupClientMsg(ctx, "bench", "inst-1", fmt.Sprintf("c-%d", i%2000))
+			return err
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if err := c.call(i); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("parallel", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetParallelism(2) // 2 × GOMAXPROCS goroutines
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := s.ReadStream(ctx, k, store.ReadQuery{After: last - 1, Limit: 256, Viewer: viewer}); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+}

@@ -464,18 +464,20 @@ func (s *Store) BusSubscribers() int { return s.streams.Subscribers() }
 const (
 	qStreamRow    = `SELECT id, last_seq FROM bus_streams WHERE network = ? AND org = ? AND name = ?`
 	qMessageByGID = `SELECT ` + msgCols + `, ` + streamCols + ` FROM bus_messages m JOIN bus_streams s ON s.id = m.stream WHERE m.gid = ?`
+	// The S9 key is the UNIQUE (sender_org, sender_instance, client_msg_id) of bus_messages.
+	qMessageByClient = `SELECT ` + msgCols + `, ` + streamCols + ` FROM bus_messages m JOIN bus_streams s ON s.id = m.stream
+		WHERE m.sender_org = ? AND m.sender_instance = ? AND m.client_msg_id = ?`
 	qStreamTasks  = `SELECT ` + propCols + ` FROM task_proposals p WHERE p.stream = ? AND p.seq > ? ORDER BY p.seq LIMIT ?`
 	qDueQuestions = `SELECT ` + msgCols + `, ` + streamCols + ` FROM bus_messages m JOIN bus_streams s ON s.id = m.stream
-		WHERE m.pending = 1 AND m.deadline <= ? AND (m.expires_at = 0 OR m.expires_at > ?) ORDER BY m.deadline, m.id LIMIT ?`
+		WHERE m.pending = 1 AND m.deadline <= ? AND (m.expires_at = 0 OR m.expires_at > ` + nowParam + `) ORDER BY m.deadline, m.id LIMIT ?`
 	qListProposals = `SELECT ` + propCols + `, ` + streamCols + ` FROM task_proposals p JOIN bus_streams s ON s.id = p.stream
 		WHERE p.org = ? AND p.id > ? ORDER BY p.id LIMIT ?`
 )
 
-// readStreamID finds the stream's row on the reader pool; ok is false when it has none.
-func (s *Store) readStreamID(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, k store.StreamKey) (id, last int64, ok bool, err error) {
-	err = q.QueryRowContext(ctx, qStreamRow, k.Network, k.Org, k.Name).Scan(&id, &last)
+// readStreamID finds the stream's row with st (the pool's statement or a transaction's); ok is
+// false when it has none.
+func (s *Store) readStreamID(ctx context.Context, st *sql.Stmt, k store.StreamKey) (id, last int64, ok bool, err error) {
+	err = st.QueryRowContext(ctx, k.Network, k.Org, k.Name).Scan(&id, &last)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, 0, false, nil
 	}
@@ -496,7 +498,7 @@ func (s *Store) GetMessage(ctx context.Context, scope store.MessageScope, gid st
 	}
 	var r msgRow
 	k := &r.m.Stream
-	err := s.rdb.QueryRowContext(ctx, qMessageByGID, gid).Scan(r.dest(&k.Network, &k.Org, &k.Name)...)
+	err := s.rd.messageByGID.QueryRowContext(ctx, gid).Scan(r.dest(&k.Network, &k.Org, &k.Name)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.StoredMessage{}, store.ErrNotFound
 	}
@@ -509,34 +511,82 @@ func (s *Store) GetMessage(ctx context.Context, scope store.MessageScope, gid st
 	return r.message(), nil
 }
 
-// messageQuery builds the ReadMessages statement for a known stream row.
-func messageQuery(streamID int64, q store.ReadQuery, now int64, limit int) (string, []any) {
+// LookupClientMsg implements [store.BusStore.LookupClientMsg] on the reader pool, through the
+// unique index of the S9 key. An expired message that the sweeper has not deleted yet answers
+// store.ErrNotFound like a missing one.
+func (s *Store) LookupClientMsg(ctx context.Context, org, instance, clientMsgID string) (store.StoredMessage, error) {
+	if err := store.ValidateClientKey(org, instance, clientMsgID); err != nil {
+		return store.StoredMessage{}, err
+	}
+	if s.isClosed() {
+		return store.StoredMessage{}, store.ErrClosed
+	}
+	var r msgRow
+	k := &r.m.Stream
+	err := s.rd.messageByClient.QueryRowContext(ctx, org, instance, clientMsgID).Scan(r.dest(&k.Network, &k.Org, &k.Name)...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.StoredMessage{}, store.ErrNotFound
+	}
+	if err != nil {
+		return store.StoredMessage{}, s.readErr(err)
+	}
+	if !visible(r.expires, s.opts.Now().UnixNano()) {
+		return store.StoredMessage{}, store.ErrNotFound
+	}
+	return r.message(), nil
+}
+
+// nowParam is the bound clock reading of the expiry filters, wrapped so that SQLite does not
+// compare its value with the literal of the partial index bus_messages_by_expiry
+// (`expires_at > 0`): a bare `expires_at > ?` makes the query planner look at the bound value,
+// which marks the prepared statement to be re-prepared (parsed and planned again) whenever
+// that parameter changes — and the clock changes at every call. The CAST is a no-op on the
+// integer it gets.
+const nowParam = `CAST(? AS INTEGER)`
+
+// messageSQL is the text of the ReadMessages range, with or without a thread and a viewer.
+func messageSQL(thread, viewer bool) string {
 	var sb strings.Builder
-	sb.WriteString(`SELECT ` + msgCols + ` FROM bus_messages m WHERE m.stream = ? AND m.seq > ? AND (m.expires_at = 0 OR m.expires_at > ?)`)
-	args := []any{streamID, q.After, now}
-	if q.ThreadID != "" {
+	sb.WriteString(`SELECT ` + msgCols + ` FROM bus_messages m WHERE m.stream = ? AND m.seq > ? AND (m.expires_at = 0 OR m.expires_at > ` + nowParam + `)`)
+	if thread {
 		sb.WriteString(` AND m.thread_id = ?`)
+	}
+	if viewer {
+		sb.WriteString(` AND (m.to_instance = '' OR (m.sender_org = ? AND m.sender_instance = ?) OR (m.to_org = ? AND m.to_instance = ?))`)
+	}
+	sb.WriteString(` ORDER BY m.seq LIMIT ?`)
+	return sb.String()
+}
+
+// messageQuery returns the variant of the ReadMessages range q needs (an index into
+// readStmts.messages) and its arguments for a known stream row.
+func messageQuery(streamID int64, q store.ReadQuery, now int64, limit int) (thread, viewer int, args []any) {
+	args = append(make([]any, 0, 8), streamID, q.After, now)
+	if q.ThreadID != "" {
+		thread = 1
 		args = append(args, q.ThreadID)
 	}
 	if v := q.Viewer; v != nil {
-		sb.WriteString(` AND (m.to_instance = '' OR (m.sender_org = ? AND m.sender_instance = ?) OR (m.to_org = ? AND m.to_instance = ?))`)
+		viewer = 1
 		args = append(args, v.Org, v.Instance, v.Org, v.Instance)
 	}
-	sb.WriteString(` ORDER BY m.seq LIMIT ?`)
-	return sb.String(), append(args, limit)
+	return thread, viewer, append(args, limit)
 }
 
-// readMessages runs the ReadMessages query on q (the pool or a read transaction).
-func (s *Store) readMessages(ctx context.Context, db interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, k store.StreamKey, streamID int64, q store.ReadQuery, now int64) ([]store.StoredMessage, error) {
-	text, args := messageQuery(streamID, q, now, q.Limit)
-	rows, err := db.QueryContext(ctx, text, args...)
+// readMessages runs the ReadMessages range; tx, when not nil, is the read transaction to run
+// it in.
+func (s *Store) readMessages(ctx context.Context, tx *sql.Tx, k store.StreamKey, streamID int64, q store.ReadQuery, now int64) ([]store.StoredMessage, error) {
+	thread, viewer, args := messageQuery(streamID, q, now, q.Limit)
+	st := s.rd.messages[thread][viewer]
+	if tx != nil {
+		st = tx.StmtContext(ctx, st)
+	}
+	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, s.readErr(err)
 	}
 	defer rows.Close()
-	out := make([]store.StoredMessage, 0, min(q.Limit, 256))
+	out := make([]store.StoredMessage, 0, min(q.Limit, 16)) // a live read usually finds one or two
 	for rows.Next() {
 		var r msgRow
 		if err := rows.Scan(r.dest()...); err != nil {
@@ -562,11 +612,11 @@ func (s *Store) ReadMessages(ctx context.Context, stream store.StreamKey, q stor
 	if s.isClosed() {
 		return nil, store.ErrClosed
 	}
-	id, _, ok, err := s.readStreamID(ctx, s.rdb, stream)
+	id, _, ok, err := s.readStreamID(ctx, s.rd.streamRow, stream)
 	if err != nil || !ok {
 		return nil, err
 	}
-	return s.readMessages(ctx, s.rdb, stream, id, q, s.opts.Now().UnixNano())
+	return s.readMessages(ctx, nil, stream, id, q, s.opts.Now().UnixNano())
 }
 
 // ReadStream implements [store.BusStore.ReadStream]: the messages, task events and publishes
@@ -584,7 +634,7 @@ func (s *Store) ReadStream(ctx context.Context, stream store.StreamKey, q store.
 		return nil, s.readErr(err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	id, _, ok, err := s.readStreamID(ctx, tx, stream)
+	id, _, ok, err := s.readStreamID(ctx, tx.StmtContext(ctx, s.rd.streamRow), stream)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -599,7 +649,7 @@ func (s *Store) ReadStream(ctx context.Context, stream store.StreamKey, q store.
 	}
 	var tasks []store.TaskProposal
 	if q.ThreadID == "" {
-		rows, err := tx.QueryContext(ctx, qStreamTasks, id, q.After, q.Limit)
+		rows, err := tx.StmtContext(ctx, s.rd.streamTasks).QueryContext(ctx, id, q.After, q.Limit)
 		if err != nil {
 			return nil, s.readErr(err)
 		}
@@ -628,7 +678,7 @@ func (s *Store) StreamLastSeq(ctx context.Context, stream store.StreamKey) (int6
 	if s.isClosed() {
 		return 0, store.ErrClosed
 	}
-	_, last, _, err := s.readStreamID(ctx, s.rdb, stream)
+	_, last, _, err := s.readStreamID(ctx, s.rd.streamRow, stream)
 	return last, err
 }
 
@@ -642,7 +692,7 @@ func (s *Store) DueQuestions(ctx context.Context, now time.Time, limit int) ([]s
 	if s.isClosed() {
 		return nil, store.ErrClosed
 	}
-	rows, err := s.rdb.QueryContext(ctx, qDueQuestions, nanos(now), s.opts.Now().UnixNano(), limit)
+	rows, err := s.rd.dueQuestions.QueryContext(ctx, nanos(now), s.opts.Now().UnixNano(), limit)
 	if err != nil {
 		return nil, s.readErr(err)
 	}
@@ -670,7 +720,7 @@ func (s *Store) ListTaskProposals(ctx context.Context, org string, q store.Propo
 	if s.isClosed() {
 		return nil, store.ErrClosed
 	}
-	rows, err := s.rdb.QueryContext(ctx, qListProposals, org, q.After, q.Limit)
+	rows, err := s.rd.listProposals.QueryContext(ctx, org, q.After, q.Limit)
 	if err != nil {
 		return nil, s.readErr(err)
 	}

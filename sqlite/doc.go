@@ -15,7 +15,8 @@
 // # Group commit
 //
 // All writes of every lane (AppendRun, AppendMessage, AppendReceipt, ProposeTask,
-// AppendEnvelope and the expiry sweeps) go through one writer goroutine that owns the only
+// RecordAnnouncements, SetAck, AppendEnvelope, RecordSessionDeliveries and the expiry sweeps)
+// go through one writer goroutine that owns the only
 // write connection, so a run batch, a message and an envelope arriving together share one
 // transaction and one fsync. A call queues its request and waits. The writer takes the first queued request plus whatever else is
 // queued at that moment (up to Options.MaxGroupRequests requests and about
@@ -48,7 +49,10 @@
 // Reads (ReadEvents, GetRun, ListRuns, GetMessage, ReadMessages, ReadStream, DueQuestions,
 // ListTaskProposals, ReadEnvelopes, Ping, …) use a separate pool of query-only connections. In
 // WAL mode they never wait for the writer and always see a committed state; ReadStream reads
-// messages and task events in one read transaction so that its page is one snapshot.
+// messages and task events in one read transaction so that its page is one snapshot. The bus and
+// notification reads are prepared once at Open and stay prepared on each pooled connection (see
+// readStmts), and none binds a value the query planner inspects, so no read parses or plans its
+// SQL again after a connection's first use.
 //
 // # Schema
 //

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentwire/agentwire/sqlite"
 	"github.com/agentwire/agentwire/store"
@@ -262,6 +263,70 @@ func FuzzEnvelopeDedupe(f *testing.F) {
 				t.Fatalf("op %d: stored as %d at %v, want %d at %v", i/2, got.Seq, got.StoredAt, stored, clock)
 			}
 			latest[[2]string{org, id}] = orig{got.Seq, clock}
+		}
+	})
+}
+
+// FuzzSessionKeys: any dedupe keys (quotes, backslashes, JSON and SQL syntax, non-ASCII,
+// invalid UTF-8) recorded for a session are found again exactly, with their seqs, by one lookup
+// that also asks for keys never recorded; keys a caller may not store are refused whole with
+// ErrInvalid and store nothing.
+func FuzzSessionKeys(f *testing.F) {
+	for _, seed := range []struct{ a, b, c string }{
+		{"slack.Ev1", "github.d-7", "never"},
+		{`quote"d`, `back\slash`, `"]`},
+		{"ünï\u2028cødé", "[1,2]", "null"},
+		{"a\xffb", "ok", ""},
+		{"same", "same", "same"},
+		{"' OR 1=1 --", "%", "_"},
+	} {
+		f.Add(seed.a, seed.b, seed.c)
+	}
+	s, err := sqlite.Open(filepath.Join(f.TempDir(), sqlite.DefaultFileName), sqlite.Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { s.Close() })
+	var counter atomic.Int64
+	ctx := context.Background()
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		session := fmt.Sprintf("ses-%d", counter.Add(1))
+		ds := []store.SessionDelivery{{DedupeKey: a, Seq: 1}, {DedupeKey: b, Seq: 2}}
+		err := s.RecordSessionDeliveries(ctx, "o", session, ds, storetest.T0, storetest.Window)
+		valid := a != "" && b != "" && utf8.ValidString(a) && utf8.ValidString(b)
+		if !valid {
+			if !errors.Is(err, store.ErrInvalid) {
+				t.Fatalf("invalid keys %q %q: %v, want ErrInvalid", a, b, err)
+			}
+			if ok := c != "" && utf8.ValidString(c); ok {
+				if got, err := s.SessionDeliveries(ctx, "o", session, []string{c}, time.Time{}); err != nil || len(got) != 0 {
+					t.Fatalf("after a refused record: %v, %v", got, err)
+				}
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("record %q %q: %v", a, b, err)
+		}
+		keys := []string{a, b}
+		if c != "" && utf8.ValidString(c) {
+			keys = append(keys, c)
+		}
+		got, err := s.SessionDeliveries(ctx, "o", session, keys, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]int64{a: 1}
+		if b != a {
+			want[b] = 2
+		}
+		if len(got) != len(want) {
+			t.Fatalf("lookup of %q: %v, want %v", keys, got, want)
+		}
+		for k, seq := range want {
+			if d, ok := got[k]; !ok || d.DedupeKey != k || d.Seq != seq || !d.DeliveredAt.Equal(storetest.T0) {
+				t.Fatalf("lookup of %q: %q → %+v, want seq %d", keys, k, d, seq)
+			}
 		}
 	})
 }

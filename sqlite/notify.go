@@ -19,6 +19,7 @@ import (
 // envStmts are the writer's statements of the notification lane.
 type envStmts struct {
 	state, dup, insert, updState, expire *sql.Stmt
+	putSession, expireSession            *sql.Stmt
 }
 
 func (e *envStmts) defs() []stmtDef {
@@ -31,6 +32,12 @@ func (e *envStmts) defs() []stmtDef {
 		{&e.insert, `INSERT INTO envelopes (seq, org, subject, message_id, stored_at, data) VALUES (?, ?, ?, ?, ?, ?)`},
 		{&e.updState, `UPDATE envelope_state SET last_seq = ?, clock = ? WHERE id = 1`},
 		{&e.expire, `DELETE FROM envelopes WHERE seq IN (SELECT seq FROM envelopes WHERE stored_at < ? ORDER BY stored_at, seq LIMIT ?)`},
+		// The first delivery of a key counts; one older than the window (?6) is replaced.
+		{&e.putSession, `INSERT INTO notify_session_keys (org, session, dedupe_key, seq, delivered_at) VALUES (?1, ?2, ?3, ?4, ?5)
+			ON CONFLICT (org, session, dedupe_key) DO UPDATE SET seq = excluded.seq, delivered_at = excluded.delivered_at
+			WHERE delivered_at <= ?6`},
+		{&e.expireSession, `DELETE FROM notify_session_keys WHERE id IN (SELECT id FROM notify_session_keys
+			WHERE delivered_at < ? ORDER BY delivered_at, id LIMIT ?)`},
 	}
 }
 
@@ -161,7 +168,7 @@ func (s *Store) ReadEnvelopes(ctx context.Context, org string, q store.EnvelopeQ
 	if !q.Since.IsZero() {
 		since = q.Since.UnixNano()
 	}
-	rows, err := s.rdb.QueryContext(ctx, qReadEnvelopes, org, q.After, since, int64(q.Limit)+1)
+	rows, err := s.rd.readEnvelopes.QueryContext(ctx, org, q.After, since, int64(q.Limit)+1)
 	if err != nil {
 		return store.EnvelopePage{}, s.readErr(err)
 	}
@@ -201,7 +208,7 @@ func (s *Store) LastEnvelopeSeq(ctx context.Context, org string) (int64, error) 
 		return 0, store.ErrClosed
 	}
 	var last int64
-	if err := s.rdb.QueryRowContext(ctx, qLastEnvelope, org).Scan(&last); err != nil {
+	if err := s.rd.lastEnvelope.QueryRowContext(ctx, org).Scan(&last); err != nil {
 		return 0, s.readErr(err)
 	}
 	return last, nil

@@ -2,12 +2,11 @@ package sqlite
 
 import (
 	"context"
+	"github.com/agentwire/agentwire/store"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/agentwire/agentwire/store"
 )
 
 // fullScan matches a query-plan line that walks a whole table: "SCAN t" with no index.
@@ -29,6 +28,12 @@ var wantIndex = map[string]string{
 	"WHERE p.stream = ? AND p.seq > ?":    "(stream=? AND seq>?)",
 	"AND h.state = 0 AND h.deadline > ?":  "bus_handoffs_pending (org=? AND to_instance=? AND to_agent=?)",
 	"h.org = ? AND h.handoff_id = ?":      "(org=? AND handoff_id=?)",
+	"AND agent = ? AND last_seen >= ?":    "bus_announcements_by_vault (org=? AND vault=? AND agent=?",
+	"WHERE last_seen < ?":                 "bus_announcements_by_age (last_seen<?)",
+	"AND instance = ? AND last_seen >= ?": "(org=? AND instance=?)",
+	"WHERE a.org = ? AND a.instance = ?":  "(org=? AND instance=?)",
+	"json_each(?)) AND delivered_at >= ?": "(org=? AND session=? AND dedupe_key=?)",
+	"WHERE delivered_at < ?":              "notify_session_keys_by_age (delivered_at<?)",
 }
 
 // TestQueryPlans: every hot statement of the bus and notification lanes finds its rows through
@@ -38,19 +43,17 @@ func TestQueryPlans(t *testing.T) {
 	s, _ := openGated(t)
 	ctx := context.Background()
 	queries := map[string]string{}
-	for _, d := range append(s.w.bus.defs(), s.w.env.defs()...) {
+	for _, d := range append(append(s.w.bus.defs(), s.w.state.defs()...), s.w.env.defs()...) {
 		queries[d.q] = d.q
 	}
-	for _, rq := range []store.ReadQuery{{}, {ThreadID: "t"}, {Viewer: &store.Viewer{Org: "o", Instance: "i"}}} {
-		q, _ := messageQuery(1, rq, 0, 10)
-		queries[q] = q
+	for _, d := range s.rd.defs() { // every prepared read, the four message ranges included
+		queries[d.q] = d.q
 	}
 	for _, rq := range []store.ReadQuery{{}, {Viewer: &store.Viewer{Org: "o", Instance: "i"}}, {Viewer: &store.Viewer{Org: "o", Instance: "i", Agents: []string{"a", "b"}}}} {
 		q, _ := publishQuery(1, rq, 0)
 		queries[q] = q
 	}
-	for _, q := range []string{qStreamRow, qMessageByGID, qStreamTasks, qDueQuestions, qListProposals, qReadEnvelopes, qLastEnvelope,
-		qHandoffByKey, qPendingHandoffs} {
+	for _, q := range []string{qHandoffByKey, qPendingHandoffs} {
 		queries[q] = q
 	}
 	matched := map[string]bool{}

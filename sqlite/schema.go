@@ -226,6 +226,50 @@ var migrations = []migration{
 			`CREATE INDEX bus_handoffs_by_expiry ON bus_handoffs (expires_at, id) WHERE expires_at > 0`,
 		},
 	},
+	{
+		name: "durable bus state and session dedupe",
+		stmts: []string{
+			// hello announcements (hive.md §4.5, S7): one row per (org, instance, agent,
+			// channel), last_seen the last time it was announced or withdrawn; vault is the
+			// channel's vault_id, the scope of S7's recipient binding.
+			`CREATE TABLE bus_announcements (
+				id        INTEGER PRIMARY KEY,
+				org       TEXT    NOT NULL,
+				instance  TEXT    NOT NULL,
+				agent     TEXT    NOT NULL,
+				channel   TEXT    NOT NULL,
+				vault     TEXT    NOT NULL,
+				last_seen INTEGER NOT NULL, -- unix nanoseconds
+				dropped   INTEGER NOT NULL, -- 1 when a later hello no longer announced it (H2)
+				UNIQUE (org, instance, agent, channel)
+			)`,
+			// S7: the instances that announced an agent in a vault, each once, in order.
+			`CREATE INDEX bus_announcements_by_vault ON bus_announcements (org, vault, agent, instance, last_seen)`,
+			`CREATE INDEX bus_announcements_by_age ON bus_announcements (last_seen, id)`,
+			// ack positions (hive.md §4.6) per acknowledging instance and stream
+			// (bus_streams.id); seq never goes down.
+			`CREATE TABLE bus_acks (
+				org      TEXT    NOT NULL,
+				instance TEXT    NOT NULL,
+				stream   INTEGER NOT NULL,
+				seq      INTEGER NOT NULL,
+				PRIMARY KEY (org, instance, stream)
+			)`,
+			// The dedupe keys delivered to each notification stream session (relay.md §2), with
+			// the store sequence of the first delivery (0 for a role-lane envelope, never
+			// stored); pruned with the 72 h retention.
+			`CREATE TABLE notify_session_keys (
+				id           INTEGER PRIMARY KEY,
+				org          TEXT    NOT NULL,
+				session      TEXT    NOT NULL,
+				dedupe_key   TEXT    NOT NULL,
+				seq          INTEGER NOT NULL,
+				delivered_at INTEGER NOT NULL, -- unix nanoseconds
+				UNIQUE (org, session, dedupe_key)
+			)`,
+			`CREATE INDEX notify_session_keys_by_age ON notify_session_keys (delivered_at, id)`,
+		},
+	},
 }
 
 // SchemaVersion is the schema version this binary writes: the number of migrations.

@@ -93,6 +93,7 @@ type Store struct {
 	runs, streams, envs store.Hub // change notifications per lane
 
 	selRun, selEvents, selSnapshot *sql.Stmt
+	rd                             readStmts // the bus and notification reads
 }
 
 var _ store.Store = (*Store)(nil) // every lane: runs, bus and notifications
@@ -197,6 +198,11 @@ func (s *Store) open() error {
 			return fmt.Errorf("sqlite: prepare: %w", err)
 		}
 	}
+	for _, p := range s.rd.defs() {
+		if *p.st, err = s.rdb.PrepareContext(ctx, p.q); err != nil {
+			return fmt.Errorf("sqlite: prepare %q: %w", p.q, err)
+		}
+	}
 	go s.w.run()
 	return nil
 }
@@ -242,7 +248,11 @@ func (s *Store) Close() error {
 
 func (s *Store) closeDBs() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{s.selRun, s.selEvents, s.selSnapshot} {
+	all := []*sql.Stmt{s.selRun, s.selEvents, s.selSnapshot}
+	for _, d := range s.rd.defs() {
+		all = append(all, *d.st)
+	}
+	for _, st := range all {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}

@@ -100,6 +100,7 @@ type writer struct {
 	selRun, insRun, updRun, insEvent, seqTaken, updState    *sql.Stmt
 	selCheckpoint, putCheckpoint                            *sql.Stmt
 	bus                                                     busStmts
+	state                                                   stateStmts
 	env                                                     envStmts
 
 	errs []error // reused per group
@@ -134,6 +135,7 @@ func newWriter(ctx context.Context, s *Store) (*writer, error) {
 		{&w.updState, `UPDATE store_state SET update_seq = ?, clock = ? WHERE id = 1`},
 	}
 	stmts = append(stmts, w.bus.defs()...)
+	stmts = append(stmts, w.state.defs()...)
 	stmts = append(stmts, w.env.defs()...)
 	for _, p := range stmts {
 		st, err := w.conn.PrepareContext(ctx, p.q)
@@ -156,7 +158,7 @@ func (w *writer) closeStmts() error {
 	var errs []error
 	all := []*sql.Stmt{w.begin, w.commit, w.rollback, w.savepoint, w.release, w.rollbackTo,
 		w.selRun, w.insRun, w.updRun, w.insEvent, w.seqTaken, w.updState, w.selCheckpoint, w.putCheckpoint}
-	for _, d := range append(w.bus.defs(), w.env.defs()...) {
+	for _, d := range append(append(w.bus.defs(), w.state.defs()...), w.env.defs()...) {
 		all = append(all, *d.st)
 	}
 	for _, st := range all {
@@ -367,13 +369,14 @@ func (w *writer) commitGroup(group []writeOp) {
 
 // isRefusal reports whether err is one of the typed refusals of a write call, after which the
 // transaction is intact and only the caller's savepoint is rolled back: AppendRun's conflict and
-// event errors, and the bus lane's not-found (an unknown gid or question) and duplicate gid.
+// event errors, the bus lane's not-found (an unknown gid, question or stream) and duplicate gid,
+// and an argument only the stored state shows invalid (an ack beyond the stream's last seq).
 // Writer code returns these only for its own checks, never for a failing SQLite statement.
 func isRefusal(err error) bool {
 	var c *store.ConflictError
 	var e *store.EventError
 	return errors.As(err, &c) || errors.As(err, &e) ||
-		errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrDuplicateGID)
+		errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrDuplicateGID) || errors.Is(err, store.ErrInvalid)
 }
 
 // apply writes one caller's batch inside the open transaction: run row first (its id is

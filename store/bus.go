@@ -62,6 +62,14 @@ type BusStore interface {
 	// gid that a stored message already has is [ErrDuplicateGID].
 	AppendMessage(ctx context.Context, m MessageWrite) (msg StoredMessage, replayed bool, err error)
 
+	// LookupClientMsg returns the visible message that the instance (org, instance) stored
+	// with `client_msg_id` clientMsgID, whatever its stream: the original that AppendMessage
+	// replays for that key (S9). None, and an expired one, answer [ErrNotFound]. The relay
+	// answers a resend with it before any check made at send time that could fail now (a
+	// recipient binding, a deadline), so a resend gets the original values even after a
+	// restart. Empty arguments wrap [ErrInvalid].
+	LookupClientMsg(ctx context.Context, org, instance, clientMsgID string) (StoredMessage, error)
+
 	// GetMessage returns the visible message with that `gid` if its stream is within scope.
 	// Another org's message, a swarm outside scope.Swarms, an expired and an unknown gid all
 	// answer the same [ErrNotFound] (relay.md §1; hive.md S3 and S11). For a `reply_to` or an
@@ -129,6 +137,66 @@ type BusStore interface {
 
 	// BusFrameStore holds the bus frames other than messages (publishes).
 	BusFrameStore
+
+	// RecordAnnouncements durably records that each of anns was seen at `at` (hive.md §4.5:
+	// a `hello` announces agents and the channels they follow). An announcement is keyed by
+	// (Org, Instance, Agent, Channel); one already recorded keeps the later of its LastSeen
+	// and at, so a late or repeated write never makes it older, and takes the Dropped of the
+	// write unless that write is older than what is stored. The relay records a hello's pairs
+	// when it applies the hello, again when they are withdrawn (Dropped when a later hello
+	// replaced them, H2; not Dropped when the socket closed) and periodically while a socket
+	// keeps them, so LastSeen is when the pair was last announced. The LastSeen of anns is
+	// ignored; an empty anns writes nothing. Empty fields or a zero at wrap [ErrInvalid].
+	RecordAnnouncements(ctx context.Context, anns []Announcement, at time.Time) error
+
+	// AnnouncedInstances returns, in ascending order and each once, the instances of org
+	// with an announcement of agent on a channel of vault last seen at or after since: the
+	// candidates of hive.md S7 ("the one other instance that announced `to` in the vault
+	// within 24 hours", since = now − 24 h; a zero since keeps every one). Empty arguments
+	// wrap [ErrInvalid].
+	AnnouncedInstances(ctx context.Context, org, vault, agent string, since time.Time) ([]string, error)
+
+	// Announcements returns the announcements of the instance (org, instance) last seen at or
+	// after since, dropped ones included, ordered by Agent then Channel: what its sockets
+	// follow (the channels of GET /v1/bus/poll, the announced recipient agents of S16); a zero
+	// since keeps every one.
+	Announcements(ctx context.Context, org, instance string, since time.Time) ([]Announcement, error)
+
+	// ExpireAnnouncements deletes up to limit announcements last seen before cutoff and
+	// returns how many: they bind nothing any more (the relay's sweeper, cutoff = now − 24 h).
+	ExpireAnnouncements(ctx context.Context, cutoff time.Time, limit int) (int, error)
+
+	// SetAck durably records that the instance (org, instance) acknowledged everything up to
+	// seq on stream (hive.md §4.6 `ack`, which "becomes its position for poll") and returns
+	// its position after the call: a position never goes down, so an ack at or below it
+	// changes nothing and returns it. seq must be positive; a stream nobody wrote to answers
+	// [ErrNotFound] and a seq beyond the stream's last seq wraps [ErrInvalid] (the relay
+	// refuses both before calling).
+	SetAck(ctx context.Context, org, instance string, stream StreamKey, seq int64) (int64, error)
+
+	// Acks returns the positions SetAck recorded for the instance (org, instance), by
+	// stream; a stream it never acknowledged is absent (its position is 0).
+	Acks(ctx context.Context, org, instance string) (map[StreamKey]int64, error)
+}
+
+// Announcement is one (agent, channel) pair that an instance announced in a `hello` (hive.md
+// §4.2 BusAgentV1, §4.5).
+type Announcement struct {
+	// Org and Instance are the announcing token's org and `instance_id`.
+	Org, Instance string
+	// Agent is the announced `agent_id`.
+	Agent string
+	// Channel is the followed org channel and Vault its `vault_id` (hive.md §1.6): S7 binds
+	// a `to` within a vault.
+	Channel, Vault string
+	// LastSeen is when the pair was last announced (returned by reads; ignored by
+	// RecordAnnouncements).
+	LastSeen time.Time
+	// Dropped is set when the instance's last word on the pair was a later hello that no
+	// longer announces it (H2: "channels no longer followed stop"); a pair whose socket
+	// merely closed is not dropped. S7 counts dropped pairs within the window all the same
+	// ("announced within 24 hours").
+	Dropped bool
 }
 
 // StreamKey names one bus sequence space (hive.md §4.6): a channel of an org, or a swarm.

@@ -39,7 +39,9 @@
 // an envelope message id per org within its window), persists durably, expires and notifies.
 // It stores opaque bytes plus the few indexed columns those guarantees need, and every read is
 // scoped: by org, by stream key (a swarm is its own key, never an org's), or by a
-// [MessageScope].
+// [MessageScope]. The bus state that must survive a restart is stored as well: hello
+// announcements with the time each (instance, agent, channel) was last seen, which S7 binds
+// recipients with, and each instance's `ack` positions, which never go down.
 //
 // How a JetStream backend is expected to map the three lanes (relay.md §5): a run is the
 // subject agentwire.runs.<runId-token>; AppendRun publishes the batch and its snapshot as one

@@ -59,6 +59,36 @@ type NotificationStore interface {
 	// SubscribeEnvelopes has the semantics of [RunStore.Subscribe] for the org's envelopes: a
 	// wake-up after each commit that stored one of them.
 	SubscribeEnvelopes(org string) (notify <-chan struct{}, cancel func())
+
+	// RecordSessionDeliveries durably records that the dedupe keys of ds were delivered to the
+	// stream `session` of org at `at` (relay.md §2: "with session, envelopes already delivered
+	// to that session with the same dedupe_key are skipped"). The first delivery counts: a key
+	// recorded for the session less than window before at keeps its Seq and time; one
+	// recorded earlier than that is replaced. The DeliveredAt of ds is ignored; an empty ds
+	// writes nothing. An empty org, session or key, a key that is not valid UTF-8, a negative
+	// Seq, a zero at or a negative window wrap [ErrInvalid].
+	RecordSessionDeliveries(ctx context.Context, org, session string, ds []SessionDelivery, at time.Time, window time.Duration) error
+
+	// SessionDeliveries returns, by key, the deliveries recorded for the session of org whose
+	// key is one of keys and whose time is at or after since (the relay passes now minus the
+	// 72 h window); keys never delivered are absent. Keys follow RecordSessionDeliveries' rules.
+	SessionDeliveries(ctx context.Context, org, session string, keys []string, since time.Time) (map[string]SessionDelivery, error)
+
+	// ExpireSessionDeliveries deletes up to limit recorded deliveries (of every org and
+	// session) older than cutoff and returns how many: the retention sweeper (72 h).
+	ExpireSessionDeliveries(ctx context.Context, cutoff time.Time, limit int) (int, error)
+}
+
+// SessionDelivery is one dedupe key delivered to a notification stream session.
+type SessionDelivery struct {
+	// DedupeKey is the envelope's `dedupe_key` (envelope.md §1.1).
+	DedupeKey string
+	// Seq is the store sequence of the envelope that delivered the key first, 0 for an
+	// envelope that is never stored (a role lane, envelope.md §5.1).
+	Seq int64
+	// DeliveredAt is when the key was first delivered (returned by reads; ignored by
+	// RecordSessionDeliveries).
+	DeliveredAt time.Time
 }
 
 // EnvelopeWrite is one validated envelope to store.

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"time"
+	"unicode/utf8"
 )
 
 // ValidateAppend checks the preconditions of [RunStore.AppendRun] that need no stored state
@@ -132,6 +133,20 @@ func ValidateMessage(m MessageWrite) error {
 	return nil
 }
 
+// ValidateClientKey checks the S9 key of [BusStore.LookupClientMsg]: the sender's org and
+// instance and the `client_msg_id`, none empty.
+func ValidateClientKey(org, instance, clientMsgID string) error {
+	switch {
+	case org == "":
+		return fmt.Errorf("%w: empty sender org", ErrInvalid)
+	case instance == "":
+		return fmt.Errorf("%w: empty sender instance", ErrInvalid)
+	case clientMsgID == "":
+		return fmt.Errorf("%w: empty client_msg_id", ErrInvalid)
+	}
+	return nil
+}
+
 // ValidateScope checks a [MessageScope] and a gid for [BusStore.GetMessage]: the gid must not
 // be empty. An empty scope is valid and reaches nothing.
 func ValidateScope(_ MessageScope, gid string) error {
@@ -241,4 +256,106 @@ func ValidateEnvelope(org string, e EnvelopeWrite, window time.Duration) error {
 // ValidateEnvelopeQuery checks the arguments of [NotificationStore.ReadEnvelopes].
 func ValidateEnvelopeQuery(org string, q EnvelopeQuery) error {
 	return ValidatePage(org, q.After, q.Limit)
+}
+
+// ValidateAnnouncements checks the arguments of [BusStore.RecordAnnouncements].
+func ValidateAnnouncements(anns []Announcement, at time.Time) error {
+	if at.IsZero() {
+		return fmt.Errorf("%w: zero announcement time", ErrInvalid)
+	}
+	for i, a := range anns {
+		switch {
+		case a.Org == "":
+			return fmt.Errorf("%w: announcement %d: empty org", ErrInvalid, i)
+		case a.Instance == "":
+			return fmt.Errorf("%w: announcement %d: empty instance", ErrInvalid, i)
+		case a.Agent == "":
+			return fmt.Errorf("%w: announcement %d: empty agent", ErrInvalid, i)
+		case a.Channel == "":
+			return fmt.Errorf("%w: announcement %d: empty channel", ErrInvalid, i)
+		case a.Vault == "":
+			return fmt.Errorf("%w: announcement %d: empty vault", ErrInvalid, i)
+		}
+	}
+	return nil
+}
+
+// ValidateAnnouncedQuery checks the arguments of [BusStore.AnnouncedInstances].
+func ValidateAnnouncedQuery(org, vault, agent string) error {
+	switch {
+	case org == "":
+		return fmt.Errorf("%w: empty org", ErrInvalid)
+	case vault == "":
+		return fmt.Errorf("%w: empty vault", ErrInvalid)
+	case agent == "":
+		return fmt.Errorf("%w: empty agent", ErrInvalid)
+	}
+	return nil
+}
+
+// ValidateInstance checks an instance key (org and instance, neither empty) of
+// [BusStore.Announcements], [BusStore.Acks] and [BusStore.SetAck].
+func ValidateInstance(org, instance string) error {
+	switch {
+	case org == "":
+		return fmt.Errorf("%w: empty org", ErrInvalid)
+	case instance == "":
+		return fmt.Errorf("%w: empty instance", ErrInvalid)
+	}
+	return nil
+}
+
+// ValidateAck checks the arguments of [BusStore.SetAck].
+func ValidateAck(org, instance string, stream StreamKey, seq int64) error {
+	if err := ValidateInstance(org, instance); err != nil {
+		return err
+	}
+	if err := ValidateStream(stream); err != nil {
+		return err
+	}
+	if seq <= 0 {
+		return fmt.Errorf("%w: ack seq %d is not positive", ErrInvalid, seq)
+	}
+	return nil
+}
+
+// ValidateSession checks the scope of the session dedupe calls and their keys
+// ([NotificationStore.RecordSessionDeliveries], [NotificationStore.SessionDeliveries]).
+func ValidateSession(org, session string, keys []string) error {
+	switch {
+	case org == "":
+		return fmt.Errorf("%w: empty org", ErrInvalid)
+	case session == "":
+		return fmt.Errorf("%w: empty session", ErrInvalid)
+	}
+	for i, k := range keys {
+		switch {
+		case k == "":
+			return fmt.Errorf("%w: key %d is empty", ErrInvalid, i)
+		case !utf8.ValidString(k):
+			return fmt.Errorf("%w: key %d is not valid UTF-8", ErrInvalid, i)
+		}
+	}
+	return nil
+}
+
+// ValidateSessionDeliveries checks the arguments of [NotificationStore.RecordSessionDeliveries].
+func ValidateSessionDeliveries(org, session string, ds []SessionDelivery, at time.Time, window time.Duration) error {
+	keys := make([]string, len(ds))
+	for i, d := range ds {
+		if d.Seq < 0 {
+			return fmt.Errorf("%w: delivery %d: negative seq %d", ErrInvalid, i, d.Seq)
+		}
+		keys[i] = d.DedupeKey
+	}
+	if err := ValidateSession(org, session, keys); err != nil {
+		return err
+	}
+	switch {
+	case at.IsZero():
+		return fmt.Errorf("%w: zero delivery time", ErrInvalid)
+	case window < 0:
+		return fmt.Errorf("%w: negative window %v", ErrInvalid, window)
+	}
+	return nil
 }

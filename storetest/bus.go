@@ -22,7 +22,9 @@ import (
 // change notification and Close; and the publishes of [store.BusFrameStore]: one gap-free
 // counter shared with messages and task events, idempotent resends, private visibility,
 // retention; and handoffs: one per org and handoff_id, exactly one settlement and never after
-// the deadline, pending offers per recipient, retention.
+// the deadline, pending offers per recipient, retention;
+// hello announcements (latest time per pair, the instances that announced an agent in a vault
+// since a time, expiry) and ack positions that never go down, both surviving a reopen.
 func RunBus(t *testing.T, open Opener) {
 	h := &harness{open: open}
 	for _, c := range []struct {
@@ -42,6 +44,9 @@ func RunBus(t *testing.T, open Opener) {
 		{"Retention", testBusRetention},
 		{"OpaqueBytes", testBusOpaqueBytes},
 		{"Reopen", testBusReopen},
+		{"Announcements", testBusAnnouncements},
+		{"Acks", testBusAcks},
+		{"StateReopen", testBusStateReopen},
 		{"Subscribe", testBusSubscribe},
 		{"PublishInvalid", testBusPublishInvalid},
 		{"PublishStream", testBusPublishStream},
@@ -284,6 +289,9 @@ func testBusInvalidArguments(t *testing.T, h *harness) {
 		call func() error
 	}{
 		{"GetMessage empty gid", func() error { _, err := s.GetMessage(ctx, store.MessageScope{Org: "o"}, ""); return err }},
+		{"LookupClientMsg empty org", func() error { _, err := s.LookupClientMsg(ctx, "", "i", "c"); return err }},
+		{"LookupClientMsg empty instance", func() error { _, err := s.LookupClientMsg(ctx, "o", "", "c"); return err }},
+		{"LookupClientMsg empty client_msg_id", func() error { _, err := s.LookupClientMsg(ctx, "o", "i", ""); return err }},
 		{"ReadMessages bad stream", func() error {
 			_, err := s.ReadMessages(ctx, store.StreamKey{Network: "org", Name: "c"}, store.ReadQuery{Limit: 1})
 			return err
@@ -331,6 +339,23 @@ func testBusInvalidArguments(t *testing.T, h *harness) {
 			return err
 		}},
 		{"ExpireMessages zero time", func() error { _, err := s.ExpireMessages(ctx, time.Time{}, 1); return err }},
+		{"RecordAnnouncements zero time", func() error { return s.RecordAnnouncements(ctx, nil, time.Time{}) }},
+		{"RecordAnnouncements empty vault", func() error {
+			return s.RecordAnnouncements(ctx, []store.Announcement{{Org: "o", Instance: "i", Agent: "a", Channel: ChannelGeneral}}, now)
+		}},
+		{"RecordAnnouncements empty agent", func() error {
+			return s.RecordAnnouncements(ctx, []store.Announcement{{Org: "o", Instance: "i", Channel: ChannelGeneral, Vault: Vault}}, now)
+		}},
+		{"AnnouncedInstances empty vault", func() error { _, err := s.AnnouncedInstances(ctx, "o", "", "a", now); return err }},
+		{"Announcements empty instance", func() error { _, err := s.Announcements(ctx, "o", "", now); return err }},
+		{"ExpireAnnouncements zero limit", func() error { _, err := s.ExpireAnnouncements(ctx, now, 0); return err }},
+		{"SetAck zero seq", func() error { _, err := s.SetAck(ctx, "o", "i", k, 0); return err }},
+		{"SetAck bad stream", func() error {
+			_, err := s.SetAck(ctx, "o", "i", store.StreamKey{Network: "org", Name: "c"}, 1)
+			return err
+		}},
+		{"SetAck empty org", func() error { _, err := s.SetAck(ctx, "", "i", k, 1); return err }},
+		{"Acks empty org", func() error { _, err := s.Acks(ctx, "", "i"); return err }},
 		{"ExpireMessages zero limit", func() error { _, err := s.ExpireMessages(ctx, now, 0); return err }},
 		{"DueQuestions zero limit", func() error { _, err := s.DueQuestions(ctx, now, 0); return err }},
 	} {
@@ -429,7 +454,21 @@ func testBusStreamsNeverMix(t *testing.T, h *harness) {
 func testBusIdempotency(t *testing.T, h *harness) {
 	s, _ := h.fresh(t)
 	k := store.OrgStream("org-a", ChannelGeneral)
+	_, err := s.LookupClientMsg(context.Background(), "org-a", "inst-1", "c1")
+	notFound(t, "lookup before the send", err)
 	orig := send(t, s, Message(k, "org-a", "inst-1", "c1"))
+	lookup := func(org, instance, cmid string) (store.StoredMessage, error) {
+		return s.LookupClientMsg(context.Background(), org, instance, cmid)
+	}
+	if got, err := lookup("org-a", "inst-1", "c1"); err != nil {
+		t.Fatalf("LookupClientMsg: %v", err)
+	} else {
+		sameMessage(t, "LookupClientMsg", got, orig)
+	}
+	for _, key := range [][3]string{{"org-a", "inst-2", "c1"}, {"org-b", "inst-1", "c1"}, {"org-a", "inst-1", "c2"}, {"org-a", "inst-1", "C1"}} {
+		_, err := lookup(key[0], key[1], key[2])
+		notFound(t, fmt.Sprintf("LookupClientMsg%v", key), err)
+	}
 
 	// A resend answers the original whatever else it says, and takes no seq.
 	resend := Message(store.OrgStream("org-a", ChannelOps), "org-a", "inst-1", "c1")
@@ -462,12 +501,19 @@ func testBusIdempotency(t *testing.T, h *harness) {
 	if got, replayed, err := s.AppendMessage(context.Background(), Message(store.SwarmStream("sw"), "org-a", "inst-1", "c-sw")); err != nil || !replayed || got.GID != swarmOrig.GID {
 		t.Fatalf("swarm resend: %s replayed %v, %v", got.GID, replayed, err)
 	}
+	if got, err := lookup("org-a", "inst-1", "c-sw"); err != nil {
+		t.Fatalf("LookupClientMsg on a swarm: %v", err)
+	} else {
+		sameMessage(t, "LookupClientMsg on a swarm", got, swarmOrig)
+	}
 	// After a refusal the same client_msg_id is processed anew.
 	refused := Message(k, "org-a", "inst-1", "c-refused")
 	refused.GID = orig.GID
 	if _, _, err := s.AppendMessage(context.Background(), refused); !errors.Is(err, store.ErrDuplicateGID) {
 		t.Fatalf("refused send: %v, want ErrDuplicateGID", err)
 	}
+	_, err = lookup("org-a", "inst-1", "c-refused")
+	notFound(t, "LookupClientMsg after a refusal", err)
 	refused.GID = ""
 	if m := send(t, s, refused); m.Seq != 3 {
 		t.Fatalf("resend after a refusal: seq %d, want 3", m.Seq)
@@ -476,13 +522,20 @@ func testBusIdempotency(t *testing.T, h *harness) {
 	expired := Message(k, "org-a", "inst-1", "c-expired")
 	expired.ServerTime, expired.ExpiresAt = time.Now().Add(-2*time.Hour), time.Now().Add(-time.Hour)
 	old := send(t, s, expired)
+	_, err = lookup("org-a", "inst-1", "c-expired")
+	notFound(t, "LookupClientMsg of an expired message", err)
 	again := Message(k, "org-a", "inst-1", "c-expired")
 	fresh := send(t, s, again)
 	if fresh.GID == old.GID || fresh.Seq != old.Seq+1 {
 		t.Fatalf("resend of an expired message: gid %s seq %d (old %s seq %d)", fresh.GID, fresh.Seq, old.GID, old.Seq)
 	}
-	_, err := s.GetMessage(context.Background(), store.MessageScope{Org: "org-a"}, old.GID)
+	_, err = s.GetMessage(context.Background(), store.MessageScope{Org: "org-a"}, old.GID)
 	notFound(t, "expired original", err)
+	if got, err := lookup("org-a", "inst-1", "c-expired"); err != nil {
+		t.Fatalf("LookupClientMsg of the new message: %v", err)
+	} else {
+		sameMessage(t, "LookupClientMsg of the new message", got, fresh)
+	}
 	if got, replayed, err := s.AppendMessage(context.Background(), again); err != nil || !replayed || got.GID != fresh.GID {
 		t.Fatalf("resend of the new message: %s replayed %v, %v", got.GID, replayed, err)
 	}
@@ -1125,6 +1178,11 @@ func testBusReopen(t *testing.T, h *harness) {
 		t.Fatalf("StreamLastSeq after reopen %d, want %d", n, p.Seq)
 	}
 	// Idempotency, receipts and proposals survive; counters continue.
+	if got, err := s2.LookupClientMsg(ctx, "org-a", "inst-1", "c1"); err != nil {
+		t.Fatalf("LookupClientMsg after reopen: %v", err)
+	} else {
+		sameMessage(t, "LookupClientMsg after reopen", got, msgs[1])
+	}
 	r, replayed, err := s2.AppendMessage(ctx, Message(gen, "org-a", "inst-1", "c0"))
 	if err != nil || !replayed || r.GID != msgs[0].GID {
 		t.Fatalf("resend after reopen: %s replayed %v, %v", r.GID, replayed, err)
@@ -1253,19 +1311,28 @@ func testBusClosed(t *testing.T, h *harness) {
 	}
 	now := time.Now()
 	for name, call := range map[string]func() error{
-		"AppendMessage": func() error { _, _, err := s.AppendMessage(ctx, Message(k, "o", "i", "c2")); return err },
-		"GetMessage":    func() error { _, err := s.GetMessage(ctx, store.MessageScope{Org: "o"}, m.GID); return err },
-		"ReadMessages":  func() error { _, err := s.ReadMessages(ctx, k, store.ReadQuery{Limit: 1}); return err },
-		"ReadStream":    func() error { _, err := s.ReadStream(ctx, k, store.ReadQuery{Limit: 1}); return err },
-		"StreamLastSeq": func() error { _, err := s.StreamLastSeq(ctx, k); return err },
-		"AppendReceipt": func() error { _, err := s.AppendReceipt(ctx, k, m.GID, "a", store.ReceiptRead, now); return err },
-		"DueQuestions":  func() error { _, err := s.DueQuestions(ctx, now, 1); return err },
+		"AppendMessage":   func() error { _, _, err := s.AppendMessage(ctx, Message(k, "o", "i", "c2")); return err },
+		"GetMessage":      func() error { _, err := s.GetMessage(ctx, store.MessageScope{Org: "o"}, m.GID); return err },
+		"LookupClientMsg": func() error { _, err := s.LookupClientMsg(ctx, "o", "i", "c"); return err },
+		"ReadMessages":    func() error { _, err := s.ReadMessages(ctx, k, store.ReadQuery{Limit: 1}); return err },
+		"ReadStream":      func() error { _, err := s.ReadStream(ctx, k, store.ReadQuery{Limit: 1}); return err },
+		"StreamLastSeq":   func() error { _, err := s.StreamLastSeq(ctx, k); return err },
+		"AppendReceipt":   func() error { _, err := s.AppendReceipt(ctx, k, m.GID, "a", store.ReceiptRead, now); return err },
+		"DueQuestions":    func() error { _, err := s.DueQuestions(ctx, now, 1); return err },
 		"ProposeTask": func() error {
 			_, _, err := s.ProposeTask(ctx, store.TaskProposalWrite{Stream: k, Vault: Vault, QuestionGID: m.GID, CreatedAt: now, Data: []byte("x")})
 			return err
 		},
 		"ListTaskProposals": func() error { _, err := s.ListTaskProposals(ctx, "o", store.ProposalQuery{Limit: 1}); return err },
 		"ExpireMessages":    func() error { _, err := s.ExpireMessages(ctx, now, 1); return err },
+		"RecordAnnouncements": func() error {
+			return s.RecordAnnouncements(ctx, []store.Announcement{{Org: "o", Instance: "i", Agent: "a", Channel: ChannelGeneral, Vault: Vault}}, now)
+		},
+		"AnnouncedInstances":  func() error { _, err := s.AnnouncedInstances(ctx, "o", Vault, "a", now); return err },
+		"Announcements":       func() error { _, err := s.Announcements(ctx, "o", "i", now); return err },
+		"ExpireAnnouncements": func() error { _, err := s.ExpireAnnouncements(ctx, now, 1); return err },
+		"SetAck":              func() error { _, err := s.SetAck(ctx, "o", "i", k, 1); return err },
+		"Acks":                func() error { _, err := s.Acks(ctx, "o", "i"); return err },
 	} {
 		if err := call(); !errors.Is(err, store.ErrClosed) {
 			t.Errorf("%s after Close: %v, want ErrClosed", name, err)

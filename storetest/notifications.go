@@ -18,7 +18,8 @@ import (
 // t: one gap-free store sequence shared by every org, org-scoped reads and dedupe, the dedupe
 // window at its boundary, cursor paging with a subject filter and the examined-cursor contract,
 // retention and the sweeper, stored times that never go back, concurrent publishers (including
-// racing duplicates), reopen, change notification and Close.
+// racing duplicates), reopen, change notification and Close; and the dedupe keys delivered to a
+// stream session (first delivery kept within the window, lookups by key, expiry, reopen).
 func RunNotifications(t *testing.T, open Opener) {
 	h := &harness{open: open}
 	for _, c := range []struct {
@@ -35,6 +36,7 @@ func RunNotifications(t *testing.T, open Opener) {
 		{"Concurrent", testEnvConcurrent},
 		{"OpaqueBytes", testEnvOpaqueBytes},
 		{"Reopen", testEnvReopen},
+		{"SessionDeliveries", testEnvSessionDeliveries},
 		{"Subscribe", testEnvSubscribe},
 		{"CanceledContext", testEnvCanceledContext},
 		{"Closed", testEnvClosed},
@@ -193,6 +195,27 @@ func testEnvInvalidArguments(t *testing.T, h *harness) {
 		{"last seq empty org", func() error { _, err := s.LastEnvelopeSeq(ctx, ""); return err }},
 		{"expire zero cutoff", func() error { _, err := s.ExpireEnvelopes(ctx, time.Time{}, 1); return err }},
 		{"expire zero limit", func() error { _, err := s.ExpireEnvelopes(ctx, T0, 0); return err }},
+		{"session record empty session", func() error {
+			return s.RecordSessionDeliveries(ctx, "o", "", []store.SessionDelivery{{DedupeKey: "k"}}, T0, Window)
+		}},
+		{"session record empty key", func() error {
+			return s.RecordSessionDeliveries(ctx, "o", "s", []store.SessionDelivery{{DedupeKey: ""}}, T0, Window)
+		}},
+		{"session record invalid UTF-8 key", func() error {
+			return s.RecordSessionDeliveries(ctx, "o", "s", []store.SessionDelivery{{DedupeKey: "a\xffb"}}, T0, Window)
+		}},
+		{"session record negative seq", func() error {
+			return s.RecordSessionDeliveries(ctx, "o", "s", []store.SessionDelivery{{DedupeKey: "k", Seq: -1}}, T0, Window)
+		}},
+		{"session record zero time", func() error {
+			return s.RecordSessionDeliveries(ctx, "o", "s", []store.SessionDelivery{{DedupeKey: "k"}}, time.Time{}, Window)
+		}},
+		{"session record negative window", func() error {
+			return s.RecordSessionDeliveries(ctx, "o", "s", []store.SessionDelivery{{DedupeKey: "k"}}, T0, -time.Second)
+		}},
+		{"session lookup empty org", func() error { _, err := s.SessionDeliveries(ctx, "", "s", []string{"k"}, T0); return err }},
+		{"session lookup empty key", func() error { _, err := s.SessionDeliveries(ctx, "o", "s", []string{""}, T0); return err }},
+		{"session expire zero limit", func() error { _, err := s.ExpireSessionDeliveries(ctx, T0, 0); return err }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if err := c.call(); !errors.Is(err, store.ErrInvalid) {
@@ -628,6 +651,11 @@ func testEnvClosed(t *testing.T, h *harness) {
 		"ReadEnvelopes":   func() error { _, err := s.ReadEnvelopes(ctx, "o", store.EnvelopeQuery{Limit: 1}); return err },
 		"LastEnvelopeSeq": func() error { _, err := s.LastEnvelopeSeq(ctx, "o"); return err },
 		"ExpireEnvelopes": func() error { _, err := s.ExpireEnvelopes(ctx, T0, 1); return err },
+		"RecordSessionDeliveries": func() error {
+			return s.RecordSessionDeliveries(ctx, "o", "s", []store.SessionDelivery{{DedupeKey: "k"}}, T0, Window)
+		},
+		"SessionDeliveries":       func() error { _, err := s.SessionDeliveries(ctx, "o", "s", []string{"k"}, T0); return err },
+		"ExpireSessionDeliveries": func() error { _, err := s.ExpireSessionDeliveries(ctx, T0, 1); return err },
 	} {
 		if err := call(); !errors.Is(err, store.ErrClosed) {
 			t.Errorf("%s after Close: %v, want ErrClosed", name, err)
