@@ -518,6 +518,7 @@ func (s *Server) handleNotificationStream(w http.ResponseWriter, r *http.Request
 	h.Set("Content-Type", MediaSSE)
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
+	h.Set("Transfer-Encoding", "identity") // one write per flush, as the runs lane (sse.go)
 	w.WriteHeader(http.StatusOK)
 	s.metrics.subscribers.Inc()
 	defer s.metrics.subscribers.Dec()
