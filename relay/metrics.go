@@ -17,17 +17,19 @@ import (
 type Metrics struct {
 	reg *prometheus.Registry
 
-	requests        *prometheus.CounterVec
-	ingested        prometheus.Counter
-	duplicates      prometheus.Counter
-	refusals        *prometheus.CounterVec
-	conflicts       prometheus.Counter
-	subscribers     prometheus.Gauge
-	slowDisconnects prometheus.Counter
-	fanoutLag       prometheus.Histogram
-	commit          prometheus.Histogram
-	commitEvents    prometheus.Histogram
-	commitErrors    prometheus.Counter
+	requests         *prometheus.CounterVec
+	ingested         prometheus.Counter
+	duplicates       prometheus.Counter
+	refusals         *prometheus.CounterVec
+	conflicts        prometheus.Counter
+	subscribers      prometheus.Gauge
+	slowDisconnects  prometheus.Counter
+	fanoutLag        prometheus.Histogram
+	commit           prometheus.Histogram
+	commitEvents     prometheus.Histogram
+	commitErrors     prometheus.Counter
+	checkpoints      prometheus.Counter
+	checkpointErrors prometheus.Counter
 
 	// Bus and notification lanes (relay.md §2 Operations: counted like the runs lane).
 	envelopes  *prometheus.CounterVec
@@ -111,6 +113,15 @@ func NewMetrics() *Metrics {
 		Name: "agentwire_sweeper_items_total",
 		Help: "Items handled by the retention sweeper by kind: message, publish, handoff, envelope, task_proposal, announcement, session_key.",
 	}, []string{"kind"})
+	m.checkpoints = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "agentwire_run_checkpoints_total",
+		Help: "Run snapshot checkpoints written in the background (stored, or obsolete because a newer one was there).",
+	})
+	m.checkpointErrors = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "agentwire_run_checkpoint_errors_total",
+		Help: "Background run checkpoints the store refused or failed to write (readers re-reduce more events until the next one).",
+	})
+	reg.MustRegister(m.checkpoints, m.checkpointErrors)
 	reg.MustRegister(m.envelopes, m.messages, m.busSockets, m.receipts, m.sweeps)
 	reg.MustRegister(m.requests, m.ingested, m.duplicates, m.refusals, m.conflicts, m.subscribers,
 		m.slowDisconnects, m.fanoutLag, m.commit, m.commitEvents, m.commitErrors,

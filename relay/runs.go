@@ -197,17 +197,24 @@ func (s *Server) Append(ctx context.Context, org, runID string, lines [][]byte) 
 			Events:                      accepted,
 			Status:                      string(st.Status()),
 		}
-		checkpoint := ent.last == 0 || st.Status().IsTerminal() || st.EventCount()-ent.checkpointCount >= s.checkpointInterval(ent.checkpointCount)
-		if checkpoint {
-			req.Snapshot = st.AppendJSON(ent.snap[:0])
-			ent.snap = req.Snapshot
+		// The first batch stores the run's first checkpoint with it, and the terminal batch its
+		// last (a finished run's stored checkpoint covers all its events, crash or not); the
+		// ones in between are written in the background once due (checkpoints.go).
+		inline := ent.last == 0 || st.Status().IsTerminal()
+		if inline {
+			req.Snapshot = st.AppendJSON(nil)
 		}
 		info, err := s.store.AppendRun(storeCtx, org, runID, req)
 		if err == nil {
 			prev := ent.last
 			ent.state, ent.last, ent.valid = st, info.LastLogicalSequence, true
-			if checkpoint {
+			switch {
+			case inline:
 				ent.checkpointCount = st.EventCount()
+			case st.EventCount()-ent.checkpointCount >= s.checkpointInterval(ent.checkpointCount):
+				if s.queueCheckpoint(org, runID, st, info.LastLogicalSequence) {
+					ent.checkpointCount = st.EventCount()
+				}
 			}
 			s.fan.publish(key, renderFrames(accepted, prev, time.Now()))
 			s.metrics.ingested.Add(float64(len(accepted)))

@@ -406,7 +406,8 @@ func withCheckpointEvery(k int) harnessOption {
 	return func(c *relay.Config) { c.CheckpointEvery = k }
 }
 
-// TestCheckpoints: the relay stores a checkpoint with a run's first batch, once
+// TestCheckpoints: the relay stores a checkpoint with a run's first batch and, in the
+// background after the batch's commit, once
 // max(CheckpointEvery, checkpointed events/8) events have been appended since the last one, and with the terminal batch; GET
 // /v1/runs/{runId} always answers the state of all the stored events. Two relays share the
 // store and take turns, so each batch is reduced from a state loaded as checkpoint + tail.
@@ -428,6 +429,10 @@ func TestCheckpoints(t *testing.T) {
 					h = b
 				}
 				res := h.postOK("run-c", lines[n:end]...)
+				// Checkpoints after the first are written in the background.
+				if err := h.server.FlushCheckpoints(t.Context()); err != nil {
+					t.Fatal(err)
+				}
 				terminal := res.Status == "completed" || res.Status == "failed" || res.Status == "cancelled"
 				if n == 0 || terminal || end-checkpoint >= max(c.every, checkpoint/8) {
 					checkpoint = end
@@ -452,5 +457,33 @@ func TestCheckpoints(t *testing.T) {
 				t.Fatalf("the terminal batch stored no checkpoint (last at %d)", checkpoint)
 			}
 		})
+	}
+}
+
+// Shutdown writes the background checkpoints still queued before it returns (the store is
+// closed after it), and a checkpoint never changes what a reader gets.
+func TestShutdownWritesQueuedCheckpoints(t *testing.T) {
+	h := newHarness(t, withCheckpointEvery(10))
+	lines := synthLines(t, 200, 5, "run-s")
+	before := h.checkSnapshot
+	for n := 0; n < 150; n += 15 {
+		h.postOK("run-s", lines[n:n+15]...)
+	}
+	want := before(relay.LocalOrg, "run-s") // checkpoint + tail re-reduced = all 150 events
+	if err := h.server.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	_, info, err := h.store.GetRun(t.Context(), relay.LocalOrg, "run-s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Due once max(10, covered/8) events follow the last one: batches of 15 make them due at
+	// 30, 45, …, 135 (120/8 = 15), not at 150 (135/8 = 16); the one at 135 was queued by the
+	// batch before the last.
+	if info.SnapshotSequence != 135 {
+		t.Fatalf("after Shutdown the checkpoint covers %d events, want 135", info.SnapshotSequence)
+	}
+	if got := h.checkSnapshot(relay.LocalOrg, "run-s"); !bytes.Equal(got, want) {
+		t.Fatal("the state read back changed with the checkpoint")
 	}
 }

@@ -93,8 +93,9 @@
 //     (strict JSON, depth 128, exact messages), must carry the path's runId, and the batch is
 //     folded in order into the run's reducer state (events.md §8) starting from the cached or
 //     stored state (the stored checkpoint re-reduced with the stored events after it). The
-//     accepted events, the new status and, when due (Config.CheckpointEvery), a new checkpoint
-//     go to the store in one AppendRun guarded by the state's last logical sequence, so the
+//     accepted events and the new status (with a checkpoint for a run's first and terminal
+//     batches; the others are written in the background, checkpoints.go) go to the store in
+//     one AppendRun guarded by the state's last logical sequence, so the
 //     batch is stored whole or not at all; a store conflict (another writer advanced the run)
 //     reloads and re-reduces. Exact
 //     duplicates are counted and never stored. The first failing event answers 400
@@ -159,7 +160,9 @@ type Config struct {
 	// it with a run's first batch, with the batch that makes the run terminal, and with the
 	// first batch that brings the events after the last checkpoint to CheckpointEvery or, for
 	// long runs, to an eighth of the events the last checkpoint covers (so the snapshot bytes
-	// written over a run stay linear in its length); reads
+	// written over a run stay linear in its length). All but the first and the terminal one
+	// are encoded and stored by a background goroutine after the batch has committed
+	// (checkpoints.go), so a running run's requests never wait for its snapshot; reads
 	// (GET /v1/runs/{runId}, loading a run's state) re-reduce the stored events after it.
 	// 1 stores a checkpoint with every batch.
 	CheckpointEvery int
@@ -215,6 +218,9 @@ type Server struct {
 
 	shutdownOnce sync.Once
 	shutdown     chan struct{} // closed when Shutdown starts: SSE streams end cleanly
+
+	ck         *checkpointer // checkpoints.go
+	ckStopOnce sync.Once
 
 	mu      sync.Mutex
 	httpSrv *http.Server
@@ -273,6 +279,7 @@ func New(cfg Config) (*Server, error) {
 		shutdown: make(chan struct{}),
 	}
 	s.handler = s.routes()
+	s.startCheckpointer()
 	s.startSweeper()
 	return s, nil
 }
@@ -321,10 +328,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	srv := s.httpSrv
 	s.mu.Unlock()
-	if srv == nil {
-		return nil
+	var err error
+	if srv != nil {
+		err = srv.Shutdown(ctx)
 	}
-	return srv.Shutdown(ctx)
+	// In-flight requests are done: write the checkpoints they queued before the store closes.
+	return errors.Join(err, s.stopCheckpointer(ctx))
 }
 
 // now is the relay's clock (Config.Now).

@@ -34,9 +34,6 @@ type runEntry struct {
 	// checkpointCount is the event count of the run's stored checkpoint (the events after it
 	// are the ones a reader re-reduces); it decides when the next checkpoint is due.
 	checkpointCount int
-	// snap is reused for the snapshot encoding of each append: the store only reads a
-	// request's slices until AppendRun returns (and the relay never cancels that call).
-	snap []byte
 }
 
 func newRunTable(capacity int) *runTable {

@@ -211,6 +211,66 @@ func (s *Store) AppendRun(ctx context.Context, org, runID string, req store.Appe
 	return r.info, nil
 }
 
+// checkpointReq is one queued PutCheckpoint call.
+type checkpointReq struct {
+	opBase
+	org, runID string
+	seq        int64
+	snapshot   []byte
+	stored     bool
+}
+
+func (r *checkpointReq) weight() int { return 1 }
+
+func (r *checkpointReq) exec(ctx context.Context, w *writer, g *groupState) error {
+	var id, count, last int64
+	var createdAt int64
+	err := w.selRun.QueryRowContext(ctx, r.org, r.runID).Scan(&id, &createdAt, &count, &last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%w: run %s", store.ErrNotFound, r.runID)
+	}
+	if err != nil {
+		return fmt.Errorf("sqlite: read run: %w", err)
+	}
+	if r.seq > last {
+		return fmt.Errorf("%w: checkpoint at %d beyond the run's last logical sequence %d", store.ErrInvalid, r.seq, last)
+	}
+	var covered int64
+	if err := w.selCheckpoint.QueryRowContext(ctx, id).Scan(&covered); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("sqlite: read checkpoint: %w", err)
+	}
+	if r.seq <= covered {
+		return nil // obsolete: stored is false
+	}
+	if _, err := w.putCheckpoint.ExecContext(ctx, id, r.seq, r.snapshot); err != nil {
+		return fmt.Errorf("sqlite: write checkpoint: %w", err)
+	}
+	r.stored = true
+	g.items++
+	g.wrote = true
+	return nil
+}
+
+func (r *checkpointReq) notify(*Store) {} // events did not change
+
+// PutCheckpoint implements [store.RunStore.PutCheckpoint] as one write call of the group
+// commit.
+func (s *Store) PutCheckpoint(ctx context.Context, org, runID string, seq int64, snapshot []byte) (bool, error) {
+	switch {
+	case org == "" || runID == "":
+		return false, fmt.Errorf("%w: empty org or run ID", store.ErrInvalid)
+	case seq < 1:
+		return false, fmt.Errorf("%w: checkpoint sequence %d", store.ErrInvalid, seq)
+	case len(snapshot) == 0:
+		return false, fmt.Errorf("%w: empty checkpoint snapshot", store.ErrInvalid)
+	}
+	r := &checkpointReq{opBase: newOpBase(ctx), org: org, runID: runID, seq: seq, snapshot: snapshot}
+	if err := s.submit(ctx, r, r.done); err != nil {
+		return false, err
+	}
+	return r.stored, nil
+}
+
 // run is the writer goroutine: take one request, add whatever else is queued, commit the
 // group, repeat until the queue is closed and drained.
 func (w *writer) run() {

@@ -61,6 +61,17 @@ type RunStore interface {
 	// caller must not modify req's slices after such a return.
 	AppendRun(ctx context.Context, org, runID string, req AppendRequest) (RunInfo, error)
 
+	// PutCheckpoint durably replaces the run's checkpoint with snapshot, the reducer state of
+	// the run's events up to logical sequence seq, in a transaction of its own: the relay
+	// writes checkpoints after the batch that made them due has committed, off the request
+	// path, since a snapshot grows with its run (events.md §8.1). The checkpoint is stored
+	// only when seq is greater than the sequence the stored checkpoint covers; an older or
+	// equal one is obsolete and stores nothing (stored false, no error), so checkpoints
+	// written out of order never move back. seq must not be beyond the run's last logical
+	// sequence. Errors: seq < 1, an empty snapshot or a seq beyond the run's last event wrap
+	// [ErrInvalid]; a run that does not exist in org answers [ErrNotFound].
+	PutCheckpoint(ctx context.Context, org, runID string, seq int64, snapshot []byte) (stored bool, err error)
+
 	// ReadEvents returns up to limit stored events of the run whose logical sequence is
 	// greater than after, in increasing order (relay.md: GET /v1/runs/{runId}/events?after=N
 	// &limit=L, and SSE replay from Last-Event-ID). An empty result means the reader is at the

@@ -66,6 +66,7 @@ func Run(t *testing.T, open Opener) {
 		{"Cursors", testCursors},
 		{"Limits", testLimits},
 		{"Checkpoints", testCheckpoints},
+		{"PutCheckpoint", testPutCheckpoint},
 		{"OpaqueBytes", testOpaqueBytes},
 		{"LargeBatch", testLargeBatch},
 		{"ListRuns", testListRuns},
@@ -302,6 +303,80 @@ func testCheckpoints(t *testing.T, h *harness) {
 	t.Cleanup(func() { _ = s2.Close() })
 	check(s2, Snapshot(9, 8), 9, 10, 9, "completed")
 	sameEvents(t, "events after reopen", readAll(t, s2, "o", "r"), Batch("r", 1, 2, 3, 4, 5, 6, 7, 9, 10))
+}
+
+// testPutCheckpoint: a checkpoint written in its own call replaces an older one, never a newer
+// or equal one (stored false), must not be beyond the run's last event, and survives a reopen;
+// an unknown run, another org's run and bad arguments change nothing.
+func testPutCheckpoint(t *testing.T, h *harness) {
+	dir := t.TempDir()
+	s := h.open(t, dir)
+	closed := false
+	t.Cleanup(func() {
+		if !closed {
+			_ = s.Close()
+		}
+	})
+	ctx := context.Background()
+	appendOK(t, s, "o", "r", 0, 0, Batch("r", 1, 2), "running")
+	if _, err := s.AppendRun(ctx, "o", "r", store.AppendRequest{ExpectedLastLogicalSequence: 2, Events: Batch("r", 3, 4, 5, 7), Status: "running"}); err != nil {
+		t.Fatal(err)
+	}
+	covered := func(s store.Store) (int64, []byte) {
+		t.Helper()
+		snap, info, err := s.GetRun(ctx, "o", "r")
+		if err != nil {
+			t.Fatalf("GetRun: %v", err)
+		}
+		if info.LastLogicalSequence != 7 || info.EventCount != 6 {
+			t.Fatalf("GetRun info %+v: the events changed", info)
+		}
+		return info.SnapshotSequence, snap
+	}
+	for _, c := range []struct {
+		name      string
+		org, run  string
+		seq       int64
+		snap      []byte
+		stored    bool
+		err       error
+		wantSeq   int64
+		wantBytes []byte
+	}{
+		{"newer", "o", "r", 4, Snapshot(4, 4), true, nil, 4, Snapshot(4, 4)},
+		{"equal is obsolete", "o", "r", 4, []byte(`{"other":1}`), false, nil, 4, Snapshot(4, 4)},
+		{"older is obsolete", "o", "r", 3, Snapshot(3, 3), false, nil, 4, Snapshot(4, 4)},
+		{"beyond the last event", "o", "r", 8, Snapshot(8, 7), false, store.ErrInvalid, 4, Snapshot(4, 4)},
+		{"zero sequence", "o", "r", 0, Snapshot(1, 1), false, store.ErrInvalid, 4, Snapshot(4, 4)},
+		{"empty snapshot", "o", "r", 5, nil, false, store.ErrInvalid, 4, Snapshot(4, 4)},
+		{"unknown run", "o", "nope", 1, Snapshot(1, 1), false, store.ErrNotFound, 4, Snapshot(4, 4)},
+		{"another org", "p", "r", 5, Snapshot(5, 5), false, store.ErrNotFound, 4, Snapshot(4, 4)},
+		{"between events", "o", "r", 6, Snapshot(6, 5), true, nil, 6, Snapshot(6, 5)},
+		{"the last event", "o", "r", 7, Snapshot(7, 6), true, nil, 7, Snapshot(7, 6)},
+	} {
+		stored, err := s.PutCheckpoint(ctx, c.org, c.run, c.seq, c.snap)
+		if stored != c.stored || (c.err == nil) != (err == nil) || (c.err != nil && !errors.Is(err, c.err)) {
+			t.Fatalf("%s: PutCheckpoint = %v, %v; want %v, %v", c.name, stored, err, c.stored, c.err)
+		}
+		if seq, snap := covered(s); seq != c.wantSeq || !bytes.Equal(snap, c.wantBytes) {
+			t.Fatalf("%s: checkpoint %s at %d, want %s at %d", c.name, snap, seq, c.wantBytes, c.wantSeq)
+		}
+	}
+	// A batch with its own snapshot still replaces it as before; PutCheckpoint cannot undo that.
+	appendOK(t, s, "o", "r", 7, 6, Batch("r", 8), "running")
+	if stored, err := s.PutCheckpoint(ctx, "o", "r", 7, Snapshot(7, 6)); err != nil || stored {
+		t.Fatalf("PutCheckpoint behind an AppendRun checkpoint = %v, %v", stored, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	closed = true
+	s2 := h.open(t, dir)
+	t.Cleanup(func() { _ = s2.Close() })
+	snap, info, err := s2.GetRun(ctx, "o", "r")
+	if err != nil || info.SnapshotSequence != 8 || !bytes.Equal(snap, Snapshot(8, 7)) {
+		t.Fatalf("after reopen: %s %+v %v", snap, info, err)
+	}
 }
 
 func testInvalidArguments(t *testing.T, h *harness) {

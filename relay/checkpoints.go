@@ -1,0 +1,129 @@
+package relay
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/agentwire/agentwire/events"
+)
+
+// Checkpoints off the request path. A run's reducer snapshot holds every event ID and
+// fingerprint (events.md §8.1), so encoding and storing it costs time in proportion to the run:
+// megabytes for a long one. The relay stores a run's first checkpoint with its first batch
+// (the run's row and checkpoint are created together) and its last with the batch that makes
+// the run terminal (so a finished run's checkpoint covers all of it, whatever happens next);
+// in between, a checkpoint is due after Config.CheckpointEvery events (or an eighth of the
+// run, checkpointGrowth) and is written by one background goroutine after that batch has
+// committed: the state is immutable (the reducer is persistent), so the goroutine encodes
+// it while the run moves on, and store.RunStore.PutCheckpoint stores it unless a newer one is
+// there already. The events of each batch and the run's status and counters still commit
+// together (relay.md §4); the checkpoint is a cache of a prefix of them, and a reader always
+// gets the checkpoint re-reduced with the stored events after it, so a checkpoint written late
+// or lost to a crash changes no answer, only how many events a cold load re-reduces.
+
+// checkpointQueue bounds the checkpoints waiting for the writer goroutine; when it is full a
+// due checkpoint is skipped and becomes due again with the run's next batch.
+const checkpointQueue = 256
+
+// checkpointJob is one checkpoint to write, or (done set) a barrier of FlushCheckpoints.
+type checkpointJob struct {
+	org, runID string
+	state      events.ReducerState
+	seq        int64 // the state's last logical sequence
+	done       chan struct{}
+}
+
+type checkpointer struct {
+	jobs chan checkpointJob
+	stop chan struct{} // closed by Shutdown: write what is queued, then exit
+	done chan struct{} // closed when the goroutine has exited
+}
+
+func (s *Server) startCheckpointer() {
+	s.ck = &checkpointer{jobs: make(chan checkpointJob, checkpointQueue), stop: make(chan struct{}), done: make(chan struct{})}
+	go s.runCheckpointer()
+}
+
+func (s *Server) runCheckpointer() {
+	defer close(s.ck.done)
+	for {
+		select {
+		case j := <-s.ck.jobs:
+			s.writeCheckpoint(j)
+		case <-s.ck.stop:
+			for {
+				select {
+				case j := <-s.ck.jobs:
+					s.writeCheckpoint(j)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+func (s *Server) writeCheckpoint(j checkpointJob) {
+	if j.done != nil {
+		close(j.done)
+		return
+	}
+	snap := j.state.AppendJSON(nil)
+	if _, err := s.store.PutCheckpoint(context.Background(), j.org, j.runID, j.seq, snap); err != nil {
+		s.metrics.checkpointErrors.Inc()
+		s.log.LogAttrs(context.Background(), slog.LevelWarn, "checkpoint not stored",
+			slog.String("org", j.org), slog.String("run", j.runID), slog.Int64("seq", j.seq), slog.Any("error", err))
+		return
+	}
+	s.metrics.checkpoints.Inc()
+}
+
+// queueCheckpoint offers a checkpoint to the writer goroutine without blocking; it reports
+// whether it was queued.
+func (s *Server) queueCheckpoint(org, runID string, st events.ReducerState, seq int64) bool {
+	select {
+	case <-s.ck.stop:
+		return false
+	default:
+	}
+	select {
+	case s.ck.jobs <- checkpointJob{org: org, runID: runID, state: st, seq: seq}:
+		return true
+	default:
+		return false
+	}
+}
+
+// FlushCheckpoints waits until every checkpoint queued before the call has been written (or
+// refused by the store), or ctx ends. After Shutdown it returns at once: Shutdown writes what
+// was queued.
+func (s *Server) FlushCheckpoints(ctx context.Context) error {
+	j := checkpointJob{done: make(chan struct{})}
+	select {
+	case s.ck.jobs <- j:
+	case <-s.ck.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-j.done:
+		return nil
+	case <-s.ck.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// stopCheckpointer writes the queued checkpoints and stops the goroutine (Shutdown), or gives
+// up waiting when ctx ends (the goroutine still finishes on its own).
+func (s *Server) stopCheckpointer(ctx context.Context) error {
+	s.ckStopOnce.Do(func() { close(s.ck.stop) })
+	select {
+	case <-s.ck.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
