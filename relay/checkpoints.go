@@ -12,8 +12,8 @@ import (
 // megabytes for a long one. The relay stores a run's first checkpoint with its first batch
 // (the run's row and checkpoint are created together) and its last with the batch that makes
 // the run terminal (so a finished run's checkpoint covers all of it, whatever happens next);
-// in between, a checkpoint is due after Config.CheckpointEvery events (or an eighth of the
-// run, checkpointGrowth) and is written by one background goroutine after that batch has
+// in between, a checkpoint is due after Config.CheckpointEvery events (or, for a long run, as
+// many events as the last checkpoint covers: checkpointInterval) and is written by one background goroutine after that batch has
 // committed: the state is immutable (the reducer is persistent), so the goroutine encodes
 // it while the run moves on, and store.RunStore.PutCheckpoint stores it unless a newer one is
 // there already. The events of each batch and the run's status and counters still commit

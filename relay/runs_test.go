@@ -408,7 +408,7 @@ func withCheckpointEvery(k int) harnessOption {
 
 // TestCheckpoints: the relay stores a checkpoint with a run's first batch and, in the
 // background after the batch's commit, once
-// max(CheckpointEvery, checkpointed events/8) events have been appended since the last one, and with the terminal batch; GET
+// max(CheckpointEvery, checkpointed events) events have been appended since the last one, and with the terminal batch; GET
 // /v1/runs/{runId} always answers the state of all the stored events. Two relays share the
 // store and take turns, so each batch is reduced from a state loaded as checkpoint + tail.
 func TestCheckpoints(t *testing.T) {
@@ -434,7 +434,7 @@ func TestCheckpoints(t *testing.T) {
 					t.Fatal(err)
 				}
 				terminal := res.Status == "completed" || res.Status == "failed" || res.Status == "cancelled"
-				if n == 0 || terminal || end-checkpoint >= max(c.every, checkpoint/8) {
+				if n == 0 || terminal || end-checkpoint >= max(c.every, checkpoint) {
 					checkpoint = end
 				}
 				n = end
@@ -477,11 +477,10 @@ func TestShutdownWritesQueuedCheckpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Due once max(10, covered/8) events follow the last one: batches of 15 make them due at
-	// 30, 45, …, 135 (120/8 = 15), not at 150 (135/8 = 16); the one at 135 was queued by the
-	// batch before the last.
-	if info.SnapshotSequence != 135 {
-		t.Fatalf("after Shutdown the checkpoint covers %d events, want 135", info.SnapshotSequence)
+	// Due once max(10, covered) events follow the last one: with batches of 15 the
+	// checkpoints are at 15 (first batch), 30, 60 and 120 (queued by the batch ending there).
+	if info.SnapshotSequence != 120 {
+		t.Fatalf("after Shutdown the checkpoint covers %d events, want 120", info.SnapshotSequence)
 	}
 	if got := h.checkSnapshot(relay.LocalOrg, "run-s"); !bytes.Equal(got, want) {
 		t.Fatal("the state read back changed with the checkpoint")

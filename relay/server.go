@@ -159,7 +159,7 @@ type Config struct {
 	// with the run (events.md §8.1), so it is not rewritten with every batch: the relay stores
 	// it with a run's first batch, with the batch that makes the run terminal, and with the
 	// first batch that brings the events after the last checkpoint to CheckpointEvery or, for
-	// long runs, to an eighth of the events the last checkpoint covers (so the snapshot bytes
+	// long runs, to as many events as the last checkpoint covers (so the snapshot bytes
 	// written over a run stay linear in its length). All but the first and the terminal one
 	// are encoded and stored by a background goroutine after the batch has committed
 	// (checkpoints.go), so a running run's requests never wait for its snapshot; reads
