@@ -49,8 +49,8 @@ func (s *Store) ReadEvents(ctx context.Context, org, runID string, after int64, 
 	return out, nil
 }
 
-// GetRun implements [store.RunStore.GetRun]: checkpoint and metadata come from one query, so
-// from one committed transaction.
+// GetRun implements [store.RunStore.GetRun]: checkpoint (with its chunks, for a large one)
+// and metadata are read in one read transaction, so from one committed state.
 func (s *Store) GetRun(ctx context.Context, org, runID string) ([]byte, store.RunInfo, error) {
 	if err := store.ValidateRunKey(org, runID); err != nil {
 		return nil, store.RunInfo{}, err
@@ -58,19 +58,64 @@ func (s *Store) GetRun(ctx context.Context, org, runID string) ([]byte, store.Ru
 	if s.isClosed() {
 		return nil, store.RunInfo{}, store.ErrClosed
 	}
+	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, store.RunInfo{}, s.readErr(err)
+	}
+	defer tx.Rollback()
 	info := store.RunInfo{RunID: runID}
-	var created, updated int64
+	var id, created, updated int64
+	var chunks int
 	var snapshot []byte
-	err := s.selSnapshot.QueryRowContext(ctx, org, runID).Scan(&info.Status, &created, &updated, &info.EventCount, &info.LastLogicalSequence, &info.SnapshotSequence, &snapshot)
+	err = tx.StmtContext(ctx, s.selSnapshot).QueryRowContext(ctx, org, runID).Scan(&id, &info.Status, &created, &updated,
+		&info.EventCount, &info.LastLogicalSequence, &info.SnapshotSequence, &snapshot, &chunks)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, store.RunInfo{}, store.ErrNotFound
 	}
 	if err != nil {
 		return nil, store.RunInfo{}, s.readErr(err)
 	}
+	if chunks > 0 {
+		if snapshot, err = s.readChunks(ctx, tx, id, info.SnapshotSequence, chunks); err != nil {
+			return nil, store.RunInfo{}, err
+		}
+	}
 	info.CreatedAt = time.Unix(0, created).UTC()
 	info.UpdatedAt = time.Unix(0, updated).UTC()
 	return snapshot, info, nil
+}
+
+// readChunks concatenates the n chunks of the run's checkpoint at seq.
+func (s *Store) readChunks(ctx context.Context, tx *sql.Tx, run, seq int64, n int) ([]byte, error) {
+	rows, err := tx.StmtContext(ctx, s.selChunks).QueryContext(ctx, run, seq)
+	if err != nil {
+		return nil, s.readErr(err)
+	}
+	defer rows.Close()
+	var out []byte
+	next := 0
+	for rows.Next() {
+		var idx int
+		var data []byte
+		if err := rows.Scan(&idx, &data); err != nil {
+			return nil, s.readErr(err)
+		}
+		if idx != next {
+			return nil, fmt.Errorf("sqlite: checkpoint at %d: chunk %d missing", seq, next)
+		}
+		if out == nil {
+			out = make([]byte, 0, n*CheckpointChunk)
+		}
+		out = append(out, data...)
+		next++
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.readErr(err)
+	}
+	if next != n {
+		return nil, fmt.Errorf("sqlite: checkpoint at %d: %d of %d chunks", seq, next, n)
+	}
+	return out, nil
 }
 
 // ListRuns implements [store.RunStore.ListRuns]. Order is the store-wide update sequence,

@@ -270,6 +270,24 @@ var migrations = []migration{
 			`CREATE INDEX notify_session_keys_by_age ON notify_session_keys (delivered_at, id)`,
 		},
 	},
+	{
+		name: "run checkpoints in chunks",
+		stmts: []string{
+			// A large checkpoint (PutCheckpoint) is written as chunks, each in a small
+			// transaction of its own, then published by setting run_checkpoints.seq with
+			// chunks = their number and an empty snapshot: no single commit writes megabytes
+			// (checkpoint.go). Chunks of any other seq of the run are orphans (a newer
+			// checkpoint was published, or a crash came before publishing) and are deleted.
+			`CREATE TABLE run_checkpoint_chunks (
+				run  INTEGER NOT NULL,
+				seq  INTEGER NOT NULL,
+				idx  INTEGER NOT NULL,
+				data BLOB    NOT NULL,
+				PRIMARY KEY (run, seq, idx)
+			)`,
+			`ALTER TABLE run_checkpoints ADD COLUMN chunks INTEGER NOT NULL DEFAULT 0`,
+		},
+	},
 }
 
 // SchemaVersion is the schema version this binary writes: the number of migrations.

@@ -93,6 +93,7 @@ type Store struct {
 	runs, streams, envs store.Hub // change notifications per lane
 
 	selRun, selEvents, selSnapshot *sql.Stmt
+	selChunks                      *sql.Stmt
 	rd                             readStmts // the bus and notification reads
 }
 
@@ -175,6 +176,11 @@ func (s *Store) open() error {
 	if err := migrate(ctx, s.conn); err != nil {
 		return err
 	}
+	// Checkpoint chunks no published checkpoint uses: left by a crash before publishing.
+	if _, err := s.conn.ExecContext(ctx, `DELETE FROM run_checkpoint_chunks WHERE NOT EXISTS (SELECT 1 FROM run_checkpoints c
+		WHERE c.run = run_checkpoint_chunks.run AND c.seq = run_checkpoint_chunks.seq AND c.chunks > 0)`); err != nil {
+		return fmt.Errorf("sqlite: open %s: drop orphan checkpoint chunks: %w", s.path, err)
+	}
 	s.w, err = newWriter(ctx, s)
 	if err != nil {
 		return err
@@ -192,7 +198,8 @@ func (s *Store) open() error {
 	}{
 		{&s.selRun, `SELECT id FROM runs WHERE org = ? AND run_id = ?`},
 		{&s.selEvents, `SELECT seq, event_id, type, data FROM run_events WHERE run = ? AND seq > ? ORDER BY seq LIMIT ?`},
-		{&s.selSnapshot, `SELECT r.status, r.created_at, r.updated_at, r.event_count, r.last_seq, c.seq, c.snapshot FROM runs r JOIN run_checkpoints c ON c.run = r.id WHERE r.org = ? AND r.run_id = ?`},
+		{&s.selSnapshot, `SELECT r.id, r.status, r.created_at, r.updated_at, r.event_count, r.last_seq, c.seq, c.snapshot, c.chunks FROM runs r JOIN run_checkpoints c ON c.run = r.id WHERE r.org = ? AND r.run_id = ?`},
+		{&s.selChunks, `SELECT idx, data FROM run_checkpoint_chunks WHERE run = ? AND seq = ? ORDER BY idx`},
 	} {
 		if *p.st, err = s.rdb.PrepareContext(ctx, p.q); err != nil {
 			return fmt.Errorf("sqlite: prepare: %w", err)
@@ -248,7 +255,7 @@ func (s *Store) Close() error {
 
 func (s *Store) closeDBs() error {
 	var errs []error
-	all := []*sql.Stmt{s.selRun, s.selEvents, s.selSnapshot}
+	all := []*sql.Stmt{s.selRun, s.selEvents, s.selSnapshot, s.selChunks}
 	for _, d := range s.rd.defs() {
 		all = append(all, *d.st)
 	}

@@ -99,6 +99,7 @@ type writer struct {
 	begin, commit, rollback, savepoint, release, rollbackTo *sql.Stmt
 	selRun, insRun, updRun, insEvent, seqTaken, updState    *sql.Stmt
 	selCheckpoint, putCheckpoint                            *sql.Stmt
+	putChunk, countChunks, dropChunks                       *sql.Stmt
 	bus                                                     busStmts
 	state                                                   stateStmts
 	env                                                     envStmts
@@ -129,7 +130,10 @@ func newWriter(ctx context.Context, s *Store) (*writer, error) {
 		{&w.insRun, `INSERT INTO runs (org, run_id, status, created_at, updated_at, update_seq, event_count, last_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.updRun, `UPDATE runs SET status = ?, updated_at = ?, update_seq = ?, event_count = ?, last_seq = ? WHERE id = ?`},
 		{&w.selCheckpoint, `SELECT seq FROM run_checkpoints WHERE run = ?`},
-		{&w.putCheckpoint, `INSERT INTO run_checkpoints (run, seq, snapshot) VALUES (?, ?, ?) ON CONFLICT (run) DO UPDATE SET seq = excluded.seq, snapshot = excluded.snapshot`},
+		{&w.putCheckpoint, `INSERT INTO run_checkpoints (run, seq, snapshot, chunks) VALUES (?, ?, ?, ?) ON CONFLICT (run) DO UPDATE SET seq = excluded.seq, snapshot = excluded.snapshot, chunks = excluded.chunks`},
+		{&w.putChunk, `INSERT OR REPLACE INTO run_checkpoint_chunks (run, seq, idx, data) VALUES (?, ?, ?, ?)`},
+		{&w.countChunks, `SELECT count(*) FROM run_checkpoint_chunks WHERE run = ? AND seq = ?`},
+		{&w.dropChunks, `DELETE FROM run_checkpoint_chunks WHERE run = ? AND seq <> ?`},
 		{&w.insEvent, `INSERT INTO run_events (run, seq, event_id, type, data) VALUES (?, ?, ?, ?, ?)`},
 		{&w.seqTaken, `SELECT EXISTS (SELECT 1 FROM run_events WHERE run = ? AND seq = ?)`},
 		{&w.updState, `UPDATE store_state SET update_seq = ?, clock = ? WHERE id = 1`},
@@ -211,41 +215,91 @@ func (s *Store) AppendRun(ctx context.Context, org, runID string, req store.Appe
 	return r.info, nil
 }
 
-// checkpointReq is one queued PutCheckpoint call.
+// storeCheckpoint makes the run's checkpoint cover seq: inline bytes (chunks 0), or the
+// chunks already stored for seq (their number), and deletes every other chunk of the run.
+func (w *writer) storeCheckpoint(ctx context.Context, run, seq int64, snapshot []byte, chunks int) error {
+	if snapshot == nil {
+		snapshot = []byte{}
+	}
+	if _, err := w.putCheckpoint.ExecContext(ctx, run, seq, snapshot, chunks); err != nil {
+		return fmt.Errorf("sqlite: write checkpoint: %w", err)
+	}
+	keep := seq
+	if chunks == 0 {
+		keep = -1
+	}
+	if _, err := w.dropChunks.ExecContext(ctx, run, keep); err != nil {
+		return fmt.Errorf("sqlite: drop checkpoint chunks: %w", err)
+	}
+	return nil
+}
+
+// checkpointTarget reads the run row and the sequence its checkpoint covers, and checks seq
+// against them: obsolete when a checkpoint at seq or later is stored.
+func (w *writer) checkpointTarget(ctx context.Context, org, runID string, seq int64) (run int64, obsolete bool, err error) {
+	var count, last, createdAt int64
+	err = w.selRun.QueryRowContext(ctx, org, runID).Scan(&run, &createdAt, &count, &last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, fmt.Errorf("%w: run %s", store.ErrNotFound, runID)
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("sqlite: read run: %w", err)
+	}
+	if seq > last {
+		return 0, false, fmt.Errorf("%w: checkpoint at %d beyond the run's last logical sequence %d", store.ErrInvalid, seq, last)
+	}
+	var covered int64
+	if err := w.selCheckpoint.QueryRowContext(ctx, run).Scan(&covered); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, false, fmt.Errorf("sqlite: read checkpoint: %w", err)
+	}
+	return run, seq <= covered, nil
+}
+
+// checkpointReq is one queued write of a PutCheckpoint call: one chunk of a large snapshot
+// (chunk ≥ 0), or the publication of the checkpoint: inline bytes, or the number of chunks
+// stored before (chunks > 0).
 type checkpointReq struct {
 	opBase
 	org, runID string
 	seq        int64
-	snapshot   []byte
-	stored     bool
+	data       []byte
+	chunk      int // ≥ 0: store data as chunk number chunk; -1: publish
+	chunks     int // publish: how many chunks (0: data is the whole snapshot)
+	obsolete   bool
 }
 
 func (r *checkpointReq) weight() int { return 1 }
 
 func (r *checkpointReq) exec(ctx context.Context, w *writer, g *groupState) error {
-	var id, count, last int64
-	var createdAt int64
-	err := w.selRun.QueryRowContext(ctx, r.org, r.runID).Scan(&id, &createdAt, &count, &last)
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("%w: run %s", store.ErrNotFound, r.runID)
-	}
+	run, obsolete, err := w.checkpointTarget(ctx, r.org, r.runID, r.seq)
 	if err != nil {
-		return fmt.Errorf("sqlite: read run: %w", err)
+		return err
 	}
-	if r.seq > last {
-		return fmt.Errorf("%w: checkpoint at %d beyond the run's last logical sequence %d", store.ErrInvalid, r.seq, last)
+	if obsolete {
+		r.obsolete = true
+		return nil
 	}
-	var covered int64
-	if err := w.selCheckpoint.QueryRowContext(ctx, id).Scan(&covered); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("sqlite: read checkpoint: %w", err)
+	switch {
+	case r.chunk >= 0:
+		if _, err := w.putChunk.ExecContext(ctx, run, r.seq, r.chunk, r.data); err != nil {
+			return fmt.Errorf("sqlite: write checkpoint chunk: %w", err)
+		}
+	case r.chunks > 0:
+		var n int
+		if err := w.countChunks.QueryRowContext(ctx, run, r.seq).Scan(&n); err != nil {
+			return fmt.Errorf("sqlite: count checkpoint chunks: %w", err)
+		}
+		if n != r.chunks {
+			return fmt.Errorf("%w: checkpoint at %d has %d of its %d chunks", store.ErrInvalid, r.seq, n, r.chunks)
+		}
+		if err := w.storeCheckpoint(ctx, run, r.seq, nil, r.chunks); err != nil {
+			return err
+		}
+	default:
+		if err := w.storeCheckpoint(ctx, run, r.seq, r.data, 0); err != nil {
+			return err
+		}
 	}
-	if r.seq <= covered {
-		return nil // obsolete: stored is false
-	}
-	if _, err := w.putCheckpoint.ExecContext(ctx, id, r.seq, r.snapshot); err != nil {
-		return fmt.Errorf("sqlite: write checkpoint: %w", err)
-	}
-	r.stored = true
 	g.items++
 	g.wrote = true
 	return nil
@@ -253,8 +307,18 @@ func (r *checkpointReq) exec(ctx context.Context, w *writer, g *groupState) erro
 
 func (r *checkpointReq) notify(*Store) {} // events did not change
 
-// PutCheckpoint implements [store.RunStore.PutCheckpoint] as one write call of the group
-// commit.
+// CheckpointChunk is the size of the pieces PutCheckpoint writes a larger snapshot in, each in
+// a group commit of its own turn, so that no commit carries megabytes and the appends of
+// other runs never wait behind one (a snapshot grows with its run, events.md §8.1).
+const CheckpointChunk = 128 << 10
+
+// PutCheckpoint implements [store.RunStore.PutCheckpoint]. A snapshot of up to
+// CheckpointChunk bytes is one write call of the group commit; a larger one is stored as
+// chunks, one write call each, then published by a last call that makes the run's checkpoint
+// point at them (GetRun reads checkpoint and chunks in one read transaction). Until the last
+// call commits, readers get the previous checkpoint; chunks left by a crash are deleted at the
+// next Open or with the run's next checkpoint. It stops early and answers stored false as
+// soon as a checkpoint at seq or later is found stored.
 func (s *Store) PutCheckpoint(ctx context.Context, org, runID string, seq int64, snapshot []byte) (bool, error) {
 	switch {
 	case org == "" || runID == "":
@@ -264,11 +328,25 @@ func (s *Store) PutCheckpoint(ctx context.Context, org, runID string, seq int64,
 	case len(snapshot) == 0:
 		return false, fmt.Errorf("%w: empty checkpoint snapshot", store.ErrInvalid)
 	}
-	r := &checkpointReq{opBase: newOpBase(ctx), org: org, runID: runID, seq: seq, snapshot: snapshot}
-	if err := s.submit(ctx, r, r.done); err != nil {
-		return false, err
+	call := func(r *checkpointReq) (bool, error) {
+		r.opBase, r.org, r.runID, r.seq = newOpBase(ctx), org, runID, seq
+		if err := s.submit(ctx, r, r.done); err != nil {
+			return false, err
+		}
+		return !r.obsolete, nil
 	}
-	return r.stored, nil
+	if len(snapshot) <= CheckpointChunk {
+		return call(&checkpointReq{data: snapshot, chunk: -1})
+	}
+	n := 0
+	for off := 0; off < len(snapshot); off += CheckpointChunk {
+		ok, err := call(&checkpointReq{data: snapshot[off:min(off+CheckpointChunk, len(snapshot))], chunk: n})
+		if err != nil || !ok {
+			return false, err
+		}
+		n++
+	}
+	return call(&checkpointReq{chunk: -1, chunks: n})
 }
 
 // run is the writer goroutine: take one request, add whatever else is queued, commit the
@@ -479,8 +557,8 @@ func (w *writer) apply(ctx context.Context, r *appendReq, now, updateSeq int64) 
 	switch {
 	case req.Snapshot != nil:
 		// A checkpoint covers the batch's last event.
-		if _, err := w.putCheckpoint.ExecContext(ctx, id, info.LastLogicalSequence, req.Snapshot); err != nil {
-			return store.RunInfo{}, fmt.Errorf("sqlite: write checkpoint: %w", err)
+		if err := w.storeCheckpoint(ctx, id, info.LastLogicalSequence, req.Snapshot, 0); err != nil {
+			return store.RunInfo{}, err
 		}
 		info.SnapshotSequence = info.LastLogicalSequence
 	default:
