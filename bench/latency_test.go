@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"github.com/agentwire/agentwire/internal/cputime"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -130,7 +131,7 @@ func benchLatency(b *testing.B, runs, subscribers, rate int) {
 	var producers sync.WaitGroup
 	errs := make(chan error, runs)
 	b.ResetTimer()
-	cpu0, cpuOK := processCPU()
+	cpu0, cpuOK := cputime.Process()
 	start := time.Now()
 	for ri, r := range rs {
 		offset := interval * time.Duration(ri) / time.Duration(runs)
@@ -176,7 +177,7 @@ func benchLatency(b *testing.B, runs, subscribers, rate int) {
 		b.Fatal("subscribers did not receive every event")
 	}
 	b.StopTimer()
-	cpu1, _ := processCPU()
+	cpu1, _ := cputime.Process()
 	var all []time.Duration
 	for _, s := range samples {
 		all = append(all, s...)

@@ -3,6 +3,7 @@ package events_test
 import (
 	"bytes"
 	"errors"
+	"github.com/agentwire/agentwire/internal/cputime"
 	"io"
 	"strconv"
 	"sync"
@@ -32,7 +33,7 @@ var (
 	benchErr  error
 )
 
-// cpuClock sums process CPU time over the timed regions of a benchmark (see processCPU).
+// cpuClock sums process CPU time over the timed regions of a benchmark (see cputime.Process).
 type cpuClock struct {
 	total, start time.Duration
 	ok           bool
@@ -40,11 +41,11 @@ type cpuClock struct {
 
 func (c *cpuClock) startTimer(b *testing.B) {
 	b.StartTimer()
-	c.start, c.ok = processCPU()
+	c.start, c.ok = cputime.Process()
 }
 
 func (c *cpuClock) stopTimer(b *testing.B) {
-	if now, ok := processCPU(); ok && c.ok {
+	if now, ok := cputime.Process(); ok && c.ok {
 		c.total += now - c.start
 	}
 	b.StopTimer()

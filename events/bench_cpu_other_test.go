@@ -1,8 +1,0 @@
-//go:build !unix
-
-package events_test
-
-import "time"
-
-// processCPU is unavailable here; benchmarks then report wall-clock metrics only.
-func processCPU() (time.Duration, bool) { return 0, false }
