@@ -454,32 +454,68 @@ func TestCrashChild(t *testing.T) {
 	for g := range crashPublishers {
 		go publisher(g)
 	}
+	// Bus publishes on the org stream, interleaved with the senders' messages on its one seq
+	// counter: every sixth repeats the previous client_msg_id (a resend must answer the
+	// original's seq), printing "pub SEQ CLIENTMSGID".
+	framer := func(g int) {
+		ctx := context.Background()
+		prev := ""
+		for n := 0; ; n++ {
+			id := fmt.Sprintf("r%d-f%d-%d", seed, g, n)
+			if n%6 == 5 {
+				id = prev
+			}
+			p, _, err := s.AppendPublish(ctx, storetest.Publish(crashStreams[0], fmt.Sprintf("inst-f%d", g), id))
+			if err != nil {
+				fmt.Println("publish:", err)
+				os.Exit(3)
+			}
+			prev = id
+			outMu.Lock()
+			fmt.Fprintf(out, "pub %d %s\n", p.Seq, id)
+			out.Flush()
+			outMu.Unlock()
+		}
+	}
+	for g := range crashFramers {
+		go framer(g)
+	}
 	select {} // killed by the parent
 }
 
 // The crash child's bus streams and lane writers.
 var crashStreams = []store.StreamKey{store.OrgStream("o", storetest.ChannelGeneral), store.SwarmStream("sw-1")}
 
-const crashSenders, crashPublishers = 4, 2
+// crashFramers publish bus frames (AppendPublish) on crashStreams[0].
+const crashSenders, crashPublishers, crashFramers = 4, 2, 2
 
 // TestCrashRecovery kills a writing child process with SIGKILL at random moments, five times,
 // and after each kill checks on the same file: every acknowledged event is present exactly
-// once, no batch is half-applied, and each run's snapshot matches its stored events.
+// once, no batch is half-applied, and each run's snapshot matches its stored events; on the bus
+// streams, messages and publishes share one gap-free seq and every acknowledged one is stored
+// once at its acknowledged seq (checkCrashLanes); the notification sequence likewise.
 func TestCrashRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
 	dir := t.TempDir()
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	seed := uint64(time.Now().UnixNano())
+	if v := os.Getenv("AGENTWIRE_CRASH_SEED"); v != "" {
+		seed, _ = strconv.ParseUint(v, 10, 64)
+	}
+	t.Logf("seed %d (AGENTWIRE_CRASH_SEED to replay)", seed)
+	rng := rand.New(rand.NewPCG(seed, 1))
 	acked := map[string]int64{}
 	ackedMsgs := make([]map[string]int64, len(crashStreams)) // per stream: gid → seq
 	for i := range ackedMsgs {
 		ackedMsgs[i] = map[string]int64{}
 	}
 	ackedEnvs := map[string]int64{} // message id → seq
+	ackedPubs := map[string]int64{} // publish client_msg_id → seq (on crashStreams[0])
 	for round := range 5 {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), crashDirEnv+"="+dir, fmt.Sprintf("%s=%d", crashSeedEnv, round))
+		// The child's seed names its ids: distinct per round.
+		cmd.Env = append(os.Environ(), crashDirEnv+"="+dir, fmt.Sprintf("%s=%d", crashSeedEnv, seed+uint64(round)))
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -519,6 +555,15 @@ func TestCrashRecovery(t *testing.T) {
 					t.Errorf("envelope %s acknowledged at seq %d and %d", id, prev, seq)
 				}
 				ackedEnvs[id] = seq
+			case strings.HasPrefix(line, "pub "):
+				if _, err := fmt.Sscanf(line, "pub %d %s", &seq, &id); err != nil {
+					t.Errorf("child said %q", line)
+					return
+				}
+				if prev, ok := ackedPubs[id]; ok && prev != seq {
+					t.Errorf("publish %s acknowledged at seq %d and %d", id, prev, seq)
+				}
+				ackedPubs[id] = seq
 			default:
 				if _, err := fmt.Sscanf(line, "ack %s %d", &run, &last); err != nil {
 					t.Errorf("child said %q", line)
@@ -592,47 +637,82 @@ func TestCrashRecovery(t *testing.T) {
 				}
 			}
 		}
-		messages, envelopes := checkCrashLanes(t, s, round, ackedMsgs, ackedEnvs)
+		messages, publishes, envelopes := checkCrashLanes(t, s, round, ackedMsgs, ackedPubs, ackedEnvs)
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("round %d: %d events, %d messages, %d envelopes stored; acknowledged %v, %d gids, %d envelope ids",
-			round, total, messages, envelopes, acked, len(ackedMsgs[0])+len(ackedMsgs[1]), len(ackedEnvs))
+		t.Logf("round %d: %d events, %d messages, %d publishes, %d envelopes stored; acknowledged %v, %d gids, %d publishes, %d envelope ids",
+			round, total, messages, publishes, envelopes, acked, len(ackedMsgs[0])+len(ackedMsgs[1]), len(ackedPubs), len(ackedEnvs))
 	}
 }
 
-// checkCrashLanes checks the bus and notification lanes after a kill: each stream's seqs are
-// 1..n without a gap, every acknowledged gid is stored once at its acknowledged seq, a
-// client_msg_id is stored at most once; the envelope sequence is 1..n without a gap, every
+// checkCrashLanes checks the bus and notification lanes after a kill: each stream's entries
+// (ReadStream: messages and publishes on one counter) have seqs 1..n without a gap or repeat and
+// n is the stream's last seq, every acknowledged gid and publish is stored once at its
+// acknowledged seq, a client_msg_id is stored at most once per sender and kind, and ReadMessages
+// gives exactly the stream's messages; the envelope sequence is 1..n without a gap, every
 // acknowledged envelope is stored at its acknowledged seq, and a message id is stored once.
-func checkCrashLanes(t *testing.T, s store.Store, round int, ackedMsgs []map[string]int64, ackedEnvs map[string]int64) (messages, envelopes int) {
+func checkCrashLanes(t *testing.T, s store.Store, round int, ackedMsgs []map[string]int64, ackedPubs, ackedEnvs map[string]int64) (messages, publishes, envelopes int) {
 	t.Helper()
 	ctx := context.Background()
 	for i, k := range crashStreams {
-		ms, err := s.ReadMessages(ctx, k, store.ReadQuery{Limit: 1 << 30})
+		es, err := s.ReadStream(ctx, k, store.ReadQuery{Limit: 1 << 30})
 		if err != nil {
 			t.Fatal(err)
 		}
-		messages += len(ms)
-		gids, clients := map[string]int64{}, map[string]bool{}
-		for j, m := range ms {
-			if m.Seq != int64(j+1) {
-				t.Fatalf("round %d: stream %d message %d has seq %d: gap or repeat", round, i, j, m.Seq)
+		gids, pubs, clients := map[string]int64{}, map[string]int64{}, map[string]bool{}
+		var ms []*store.StoredMessage
+		for j, e := range es {
+			var key string
+			switch {
+			case e.Message != nil && e.Message.Seq == e.Seq:
+				m := e.Message
+				key = "msg/" + m.SenderOrg + "/" + m.SenderInstance + "/" + m.ClientMsgID
+				gids[m.GID] = m.Seq
+				ms = append(ms, m)
+			case e.Publish != nil && e.Publish.Seq == e.Seq:
+				p := e.Publish
+				key = "pub/" + p.SenderOrg + "/" + p.SenderInstance + "/" + p.ClientMsgID
+				pubs[p.ClientMsgID] = p.Seq
+			default:
+				t.Fatalf("round %d: stream %d entry %d: %+v", round, i, j, e)
 			}
-			key := m.SenderOrg + "/" + m.SenderInstance + "/" + m.ClientMsgID
+			if e.Seq != int64(j+1) {
+				t.Fatalf("round %d: stream %d entry %d has seq %d: gap or repeat", round, i, j, e.Seq)
+			}
 			if clients[key] {
 				t.Fatalf("round %d: stream %d stores %s twice", round, i, key)
 			}
 			clients[key] = true
-			gids[m.GID] = m.Seq
 		}
+		messages += len(ms)
+		publishes += len(pubs)
 		for gid, seq := range ackedMsgs[i] {
 			if gids[gid] != seq {
 				t.Fatalf("round %d: stream %d: acknowledged gid %s at seq %d, stored at %d", round, i, gid, seq, gids[gid])
 			}
 		}
-		if last, err := s.StreamLastSeq(ctx, k); err != nil || last != int64(len(ms)) {
-			t.Fatalf("round %d: stream %d last seq %d (%v), %d messages", round, i, last, err, len(ms))
+		if i == 0 {
+			for id, seq := range ackedPubs {
+				if pubs[id] != seq {
+					t.Fatalf("round %d: stream %d: acknowledged publish %s at seq %d, stored at %d", round, i, id, seq, pubs[id])
+				}
+			}
+		}
+		if last, err := s.StreamLastSeq(ctx, k); err != nil || last != int64(len(es)) {
+			t.Fatalf("round %d: stream %d last seq %d (%v), %d entries", round, i, last, err, len(es))
+		}
+		hist, err := s.ReadMessages(ctx, k, store.ReadQuery{Limit: 1 << 30})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hist) != len(ms) {
+			t.Fatalf("round %d: stream %d: ReadMessages gives %d messages, ReadStream %d", round, i, len(hist), len(ms))
+		}
+		for j, m := range hist {
+			if m.GID != ms[j].GID || m.Seq != ms[j].Seq {
+				t.Fatalf("round %d: stream %d message %d: ReadMessages %s/%d, ReadStream %s/%d", round, i, j, m.GID, m.Seq, ms[j].GID, ms[j].Seq)
+			}
 		}
 	}
 	stored := map[string]int64{}
@@ -661,5 +741,5 @@ func checkCrashLanes(t *testing.T, s store.Store, round int, ackedMsgs []map[str
 			t.Fatalf("round %d: acknowledged envelope %s at seq %d, stored at %d", round, id, seq, stored[id])
 		}
 	}
-	return messages, envelopes
+	return messages, publishes, envelopes
 }

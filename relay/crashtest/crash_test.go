@@ -73,6 +73,7 @@ func startChild(t *testing.T, bin, dataDir string) *child {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() }) // a test that fails early leaves no relay behind
 	lines := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
