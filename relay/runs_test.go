@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -485,4 +486,49 @@ func TestShutdownWritesQueuedCheckpoints(t *testing.T) {
 	if got := h.checkSnapshot(relay.LocalOrg, "run-s"); !bytes.Equal(got, want) {
 		t.Fatal("the state read back changed with the checkpoint")
 	}
+}
+
+// A long batch is parsed in parts concurrently; the answer is the sequential one: the first
+// faulty event's index and message whatever part it is in, nothing stored, and a valid batch
+// accepted whole in order.
+func TestLongBatchFirstFault(t *testing.T) {
+	h := newHarness(t)
+	const run = "long"
+	lines := synthLines(t, 400, 3, run)
+	bad := []byte("{")
+	wrongRun := bytes.Replace(lines[10], []byte(`"runId":"long"`), []byte(`"runId":"other"`), 1)
+	for _, c := range []struct {
+		name   string
+		faults map[int][]byte
+		index  int
+		msg    string
+	}{
+		{"fault in the first part", map[int][]byte{5: bad}, 5, "Agent event is not valid JSON text at byte offset 1."},
+		{"fault in the last part", map[int][]byte{390: bad}, 390, "Agent event is not valid JSON text at byte offset 1."},
+		{"two faults, two parts", map[int][]byte{350: bad, 120: wrongRun}, 120, "Agent event.runId does not match the run ID of the request path."},
+		{"fault at a part boundary", map[int][]byte{200: bad, 199: bad}, 199, "Agent event is not valid JSON text at byte offset 1."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			batch := slices.Clone(lines)
+			for i, l := range c.faults {
+				batch[i] = l
+			}
+			code, body := h.post(run, "", batch...)
+			e := errorBody(t, code, body)
+			if code != 400 || e.Index != c.index || e.Message != c.msg {
+				t.Fatalf("%d index %d %q; want 400 index %d %q", code, e.Index, e.Message, c.index, c.msg)
+			}
+			if code, _, _ := h.do("GET", "/v1/runs/"+run, "", nil, nil); code != 404 {
+				t.Fatalf("a refused batch left the run behind (GET %d)", code)
+			}
+		})
+	}
+	res := h.postOK(run, lines...)
+	if res.Accepted != len(lines) || res.LastLogicalSequence != int64(len(lines)) {
+		t.Fatalf("valid long batch: %+v", res)
+	}
+	if got := h.storedEvents(relay.LocalOrg, run); len(got) != len(lines) {
+		t.Fatalf("%d events stored, want %d", len(got), len(lines))
+	}
+	h.checkSnapshot(relay.LocalOrg, run)
 }
