@@ -1,6 +1,8 @@
 package relay
 
 import (
+	"bytes"
+	"slices"
 	"time"
 
 	"github.com/agentwire/agentwire/hive"
@@ -17,9 +19,11 @@ import (
 // the sending socket. The tag written is `presence_update` (§4.2). `profile_id` is never set:
 // the relay has no profile registry.
 //
-// Presence is live only (project-defined): it takes no seq, is not stored, is not replayed by
-// hello cursors, catch-up or poll, and a socket that connects later learns an agent's state
-// from its next presence frame only. A presence_update travels like `message.status`: queued
+// Presence is live only (project-defined): it takes no seq, is not stored and is not replayed
+// by hello cursors, catch-up or poll. A socket that starts following a vault (by a hello) is
+// sent, right after that hello, the last presence_update each other open socket of the org
+// sent for each of its announced agents in that vault (the snapshot of who is there, with the
+// server_time of the update); an agent that went away in between is not in it. A presence_update travels like `message.status`: queued
 // without waiting, so a socket too far behind is disconnected as a slow consumer (relay.md §3).
 //
 // Going offline (project-defined): when a socket closes, and when a later hello (H2) stops
@@ -42,8 +46,57 @@ func (sock *busSocket) presenceFrame(f *hive.FramePresence) {
 	}
 	now := hive.UtcTimestampOf(sock.s.now().UTC().Truncate(time.Second))
 	for _, vault := range vaultsOf(a.Channels) {
-		sock.s.sendPresence(sock, hive.FramePresenceUpdate{AgentID: a.AgentID, InstanceID: sock.p.InstanceID, Role: a.Role,
-			VaultID: vault, State: f.State, ServerTime: now, Profile: f.Profile})
+		u := hive.FramePresenceUpdate{AgentID: a.AgentID, InstanceID: sock.p.InstanceID, Role: a.Role,
+			VaultID: vault, State: f.State, ServerTime: now, Profile: f.Profile}
+		if data, err := u.MarshalJSON(); err == nil {
+			sock.presMu.Lock()
+			if sock.presence == nil {
+				sock.presence = map[presenceKey][]byte{}
+			}
+			sock.presence[presenceKey{a.AgentID, vault}] = data
+			sock.presMu.Unlock()
+		}
+		sock.s.sendPresence(sock, u)
+	}
+}
+
+// presenceKey names one remembered presence_update of a socket: an announced agent in a vault.
+type presenceKey struct{ agent, vault string }
+
+// prunePresence forgets the remembered updates of (agent, vault) pairs the socket no longer
+// announces (called with the agents of its latest hello).
+func (sock *busSocket) prunePresence(agents map[string]hive.BusAgentV1) {
+	sock.presMu.Lock()
+	defer sock.presMu.Unlock()
+	for k := range sock.presence {
+		a, ok := agents[k.agent]
+		if !ok || !slices.Contains(vaultsOf(a.Channels), k.vault) {
+			delete(sock.presence, k)
+		}
+	}
+}
+
+// presenceSnapshot sends sock the last presence_update of every other open socket of its org
+// for each of vaults (the vaults its hello just started following).
+func (sock *busSocket) presenceSnapshot(vaults []string) {
+	for _, vault := range vaults {
+		for _, so := range sock.s.bus.vaultSockets(sock.p.Org, vault) {
+			if so == sock {
+				continue
+			}
+			so.presMu.Lock()
+			var frames [][]byte
+			for k, data := range so.presence {
+				if k.vault == vault {
+					frames = append(frames, data)
+				}
+			}
+			so.presMu.Unlock()
+			slices.SortFunc(frames, bytes.Compare) // a stable order: by agent_id first
+			for _, data := range frames {
+				sock.push(data)
+			}
+		}
 	}
 }
 

@@ -85,7 +85,15 @@ func TestBusPresence(t *testing.T) {
 
 	// A second socket of inst_a1 announces claude-3e too: closing the first is no offline.
 	a1b := h.dialBus(tokA1, "a1b")
-	a1b.hello("inst_a1", []agentSpec{{"claude-3e", []string{chGeneral}}})
+	a1b.send(hive.FrameHello{InstanceID: "inst_a1", Agents: []hive.BusAgentV1{{AgentID: "claude-3e", Role: "coder", Channels: []string{chGeneral}}}})
+	// Following vaultMain, it first gets the snapshot: a1's last update there per agent.
+	if p, raw := a1b.expectPresence(); p.AgentID != "claude-3e" || p.State != hive.PresenceStateBusy || p.Profile == nil {
+		t.Fatalf("a1b snapshot 1 %s", raw)
+	}
+	if p, raw := a1b.expectPresence(); p.AgentID != "multi" || p.State != hive.PresenceStateOnline || p.VaultID != vaultMain {
+		t.Fatalf("a1b snapshot 2 %s", raw)
+	}
+	a1b.sync()
 	// A later hello that drops an agent announces it offline (H2).
 	a1.hello("inst_a1", []agentSpec{{"claude-3e", []string{chGeneral}}, {"multi", []string{chGeneral}}}) // multi leaves vaultOther
 	if p, raw := a3.expectPresence(); p.AgentID != "multi" || p.State != hive.PresenceStateOffline || p.VaultID != vaultOther || p.Role != "coder" {
@@ -108,5 +116,45 @@ func TestBusPresence(t *testing.T) {
 	}
 	a2.sync()
 	a3.sync()
+	g1.sync()
+}
+
+// A socket that starts following a vault gets the last presence_update of each other open
+// socket of its org there; never another org's, never an agent that went away.
+func TestBusPresenceSnapshot(t *testing.T) {
+	h := newHarness(t, withAuth(twoOrgAuth(t)))
+	a1 := h.dialBus(tokA1, "a1")
+	a1.hello("inst_a1", []agentSpec{{"claude-3e", []string{chGeneral}}, {"other-vault", []string{chOther}}})
+	a1.send(hive.FramePresence{AgentID: "claude-3e", State: hive.PresenceStateBusy})
+	a1.send(hive.FramePresence{AgentID: "claude-3e", State: hive.PresenceStateIdle}) // the last one counts
+	a1.send(hive.FramePresence{AgentID: "other-vault", State: hive.PresenceStateOnline})
+	a1.sync()
+
+	g1 := h.dialBus(tokG1, "g1") // same channel text, other org: nothing
+	g1.hello("inst_g1", []agentSpec{{"gx", []string{chGeneral}}})
+
+	a2 := h.dialBus(tokA2, "a2")
+	a2.send(hive.FrameHello{InstanceID: "inst_a2", Agents: []hive.BusAgentV1{{AgentID: "codex-85", Role: "coder", Channels: []string{chOps}}}})
+	if p, raw := a2.expectPresence(); p.AgentID != "claude-3e" || p.State != hive.PresenceStateIdle || p.InstanceID != "inst_a1" || p.VaultID != vaultMain {
+		t.Fatalf("a2 snapshot %s", raw)
+	}
+	a2.sync() // other-vault is in another vault: not in the snapshot
+
+	// a2 follows vaultOther too by a later hello: that vault's snapshot comes then.
+	a2.send(hive.FrameHello{InstanceID: "inst_a2", Agents: []hive.BusAgentV1{{AgentID: "codex-85", Role: "coder", Channels: []string{chOps, chOther}}}})
+	if p, raw := a2.expectPresence(); p.AgentID != "other-vault" || p.VaultID != vaultOther {
+		t.Fatalf("a2 second snapshot %s", raw)
+	}
+	a2.sync()
+
+	_ = a1.c.CloseNow()
+	for range 2 { // offline for both agents, in their vaults
+		if p, raw := a2.expectPresence(); p.State != hive.PresenceStateOffline {
+			t.Fatalf("a2 offline %s", raw)
+		}
+	}
+	a2.sync()
+	a3 := h.dialBus(tokA3, "a3")
+	a3.hello("inst_a3", []agentSpec{{"helper", []string{chGeneral}}}) // a1 is gone: no snapshot
 	g1.sync()
 }

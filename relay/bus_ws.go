@@ -78,6 +78,12 @@ type busSocket struct {
 	delivered map[store.StreamKey]int64 // last seq written per stream
 
 	cutOnce sync.Once
+
+	// presMu guards presence: the last presence_update this socket sent per announced agent
+	// and vault, for the snapshot of sockets that follow the vault later (bus_presence.go).
+	// Lock order: mu, then presMu (of any socket).
+	presMu   sync.Mutex
+	presence map[presenceKey][]byte
 }
 
 type follow struct {
@@ -417,6 +423,7 @@ func (sock *busSocket) hello(f *hive.FrameHello, first bool) bool {
 	gone := sock.agents
 	sock.agents, sock.pairs = agents, pairs
 	sock.presenceGone(gone)
+	sock.prunePresence(agents)
 	if !sock.helloed {
 		sock.helloed = true
 		s.bus.register(sock)
@@ -459,6 +466,13 @@ func (sock *busSocket) hello(f *hive.FrameHello, first bool) bool {
 	}
 	sock.markDirty(store.StreamKey{}) // catch up with anything committed during the replay
 	sock.handoffsOnHello()            // redeliver the pending offers to the announced agents
+	var vaults []string
+	for _, k := range keys {
+		if k.Network == store.NetworkOrg {
+			vaults = append(vaults, k.Name)
+		}
+	}
+	sock.presenceSnapshot(vaultsOf(vaults)) // who is in the vaults it now follows
 	return false
 }
 
