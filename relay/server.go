@@ -46,9 +46,10 @@
 //     of the plan (S11). Catch-up and hello-cursor replay include `deliver` frames in seq order.
 //   - `presence` (bus_presence.go): H5 on `agent_id`; one `presence_update` per vault of the
 //     agent's channels to every other socket following a channel of that vault in the org.
-//     Presence is live only: not sequenced, not stored, not replayed. A closing socket (or a
-//     hello that drops an agent) announces its agents `offline` unless another socket of the
-//     instance still announces them in the vault.
+//     Presence is live only: not sequenced, not stored, not replayed; a socket that starts
+//     following a vault gets the last update of each other open socket there (a snapshot). A
+//     closing socket (or a hello that drops an agent) announces its agents `offline` unless
+//     another socket of the instance still announces them in the vault.
 //   - Handoffs (bus_handoff.go): `handoff.offer` (H5 `from`, H6 `channel`, deadline after
 //     server_time and ≤ 168 h ahead) is bound like a direct message (S7: the one other instance
 //     that announced `to` in the vault within 24 h), stored per (org, handoff_id), relayed to
