@@ -238,8 +238,15 @@ func TestCrashRecovery(t *testing.T) {
 			}
 		})
 	}
+	// paused says whether the controller holds pause. A failing check ends the test with it
+	// held: the deferred stop then releases it, so the clients see stop instead of waiting for
+	// pause forever (and startChild's cleanup kills the child).
+	paused := false
 	defer func() {
 		close(stop)
+		if paused {
+			pause.Unlock()
+		}
 		wg.Wait()
 	}()
 
@@ -307,6 +314,7 @@ func TestCrashRecovery(t *testing.T) {
 
 	start := time.Now()
 	pause.Lock()
+	paused = true
 	for round := 1; round <= kills; round++ {
 		c := startChild(t, bin, dataDir)
 		if round > 1 {
@@ -315,6 +323,7 @@ func TestCrashRecovery(t *testing.T) {
 		}
 		u := c.url
 		url.Store(&u)
+		paused = false
 		pause.Unlock()
 		time.Sleep(time.Duration(100+rng.IntN(500)) * time.Millisecond)
 		if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
@@ -324,6 +333,7 @@ func TestCrashRecovery(t *testing.T) {
 			t.Fatal("killed relay exited cleanly")
 		}
 		pause.Lock() // in-flight requests to the dead child fail fast
+		paused = true
 	}
 	// Last restart: verify, let the clients finish, verify again, then stop gracefully.
 	c := startChild(t, bin, dataDir)
@@ -331,6 +341,7 @@ func TestCrashRecovery(t *testing.T) {
 	t.Logf("restart %d: %d events verified", kills, n)
 	u := c.url
 	url.Store(&u)
+	paused = false
 	pause.Unlock()
 	finish.Store(true)
 	finished := make(chan struct{})
