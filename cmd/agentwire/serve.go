@@ -36,6 +36,8 @@ type serveOptions struct {
 	maxBatch  int
 	logFormat string
 	logLevel  string
+	busPing   time.Duration
+	busPong   time.Duration
 }
 
 // serveEnv maps each flag to its environment variable; an explicitly given flag wins.
@@ -50,6 +52,8 @@ var serveEnv = map[string]string{
 	"max-batch":  "AGENTWIRE_MAX_BATCH",
 	"log-format": "AGENTWIRE_LOG_FORMAT",
 	"log-level":  "AGENTWIRE_LOG_LEVEL",
+	"bus-ping":   "AGENTWIRE_BUS_PING",
+	"bus-pong":   "AGENTWIRE_BUS_PONG",
 }
 
 func newServeCmd() *cobra.Command {
@@ -84,6 +88,8 @@ a flag given on the command line wins. SIGINT or SIGTERM stops it gracefully.`,
 	f.IntVar(&o.maxBatch, "max-batch", relay.DefaultMaxBatch, "most events in one NDJSON request")
 	f.StringVar(&o.logFormat, "log-format", "text", "log format on stderr: text or json")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	f.DurationVar(&o.busPing, "bus-ping", relay.DefaultBusPingInterval, "how often each bus WebSocket is pinged (0 or negative: never)")
+	f.DurationVar(&o.busPong, "bus-pong", relay.DefaultBusPingTimeout, "how long a bus ping waits for its pong before the socket is closed (0: the default)")
 	return cmd
 }
 
@@ -135,6 +141,9 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 		return usageError("--store jetstream is not available yet: this build has the sqlite store only")
 	default:
 		return usageError("unknown --store %q (want sqlite or jetstream)", o.store)
+	}
+	if o.busPong < 0 {
+		return usageError("invalid --bus-pong %v: a pong timeout cannot be negative", o.busPong)
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
@@ -188,6 +197,9 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 		Limits:  relay.Limits{MaxBody: maxBody, MaxEvent: int(maxEvent), MaxBatch: o.maxBatch},
 		Logger:  log,
 		Metrics: metrics,
+		// relay.Config: 0 means the default, a negative interval no pings.
+		BusPingInterval: pingInterval(o.busPing),
+		BusPingTimeout:  o.busPong,
 	})
 	if err != nil {
 		_ = st.Close()
@@ -226,4 +238,13 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 	}
 	log.Info("relay stopped")
 	return nil
+}
+
+// pingInterval maps the --bus-ping flag to relay.Config.BusPingInterval, where 0 means the
+// default: on the command line 0 (or less) turns the pings off.
+func pingInterval(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -1
+	}
+	return d
 }

@@ -44,6 +44,8 @@ func TestServeUsageErrors(t *testing.T) {
 		{"bad max batch env", []string{"serve", data}, map[string]string{"AGENTWIRE_MAX_BATCH": "x"}, `agentwire: invalid AGENTWIRE_MAX_BATCH "x"`},
 		{"bad auth file", []string{"serve", data, "--auth", badAuth}, nil, "agentwire: cannot use --auth: "},
 		{"missing auth file", []string{"serve", data, "--auth", badAuth + ".nope"}, nil, "agentwire: cannot use --auth: "},
+		{"bad bus pong", []string{"serve", data, "--bus-pong", "-1s"}, nil, "agentwire: invalid --bus-pong -1s"},
+		{"bad bus ping env", []string{"serve", data}, map[string]string{"AGENTWIRE_BUS_PING": "often"}, `agentwire: invalid AGENTWIRE_BUS_PING "often"`},
 		{"positional argument", []string{"serve", "x"}, nil, "agentwire: agentwire serve takes 0 argument(s), got 1"},
 	}
 	for _, tc := range tests {
@@ -63,7 +65,7 @@ func TestServeDefaults(t *testing.T) {
 	f := newServeCmd().Flags()
 	for name, want := range map[string]string{
 		"addr": "127.0.0.1:7420", "data": "./agentwire-data", "store": "sqlite", "max-body": "4MiB",
-		"max-event": "1MiB", "max-batch": "10000", "log-format": "text",
+		"max-event": "1MiB", "max-batch": "10000", "log-format": "text", "bus-ping": "30s", "bus-pong": "15s",
 	} {
 		if got := f.Lookup(name).DefValue; got != want {
 			t.Errorf("--%s default %q, want %q", name, got, want)
