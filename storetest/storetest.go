@@ -15,8 +15,9 @@
 //
 // The suite checks the contract written on [store.RunStore]: ordering, atomic batches (a
 // refused batch stores nothing, checkpoint included), checkpoints (a batch without a snapshot
-// keeps the previous checkpoint and the sequence it covers while status and counters advance),
-// optimistic-concurrency conflicts, refusal of duplicate sequences and event IDs with the index
+// keeps the previous checkpoint and the sequence it covers while status and counters advance;
+// PutCheckpoint stores only a newer checkpoint, never beyond the last event, megabytes round
+// trip byte for byte), optimistic-concurrency conflicts, refusal of duplicate sequences and event IDs with the index
 // of the first offending event, cursors (a read after every cursor returns exactly the
 // remaining events), limits, run listing (order, status filter, cursor pagination), org
 // isolation, concurrent writers on distinct runs and on one run (no lost, duplicated or
