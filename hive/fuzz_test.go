@@ -3,6 +3,7 @@ package hive
 import (
 	"bytes"
 	"errors"
+	"github.com/agentwire/agentwire/internal/codectest"
 	"regexp"
 	"testing"
 	"time"
@@ -10,67 +11,25 @@ import (
 	"github.com/agentwire/agentwire/jsonvalue"
 )
 
-// codecPtr is a decodable, encodable contract value.
-type codecPtr[T any] interface {
-	*T
-	UnmarshalJSON([]byte) error
-	MarshalJSON() ([]byte, error)
+// isContractErr reports the errors a hive decoder may refuse with.
+func isContractErr(err error) bool {
+	var de *DecodeError
+	var ve *ValidationError
+	return errors.As(err, &de) || errors.As(err, &ve)
 }
 
 // checkStrictness asserts the decoder never accepts text jsonvalue refuses, and reports
 // jsonvalue's exact message for the JSON-level faults it finds.
 func checkStrictness(t *testing.T, data []byte, label string, err error) {
 	t.Helper()
-	_, jerr := jsonvalue.Parse(data, label)
-	if err == nil {
-		if jerr != nil {
-			t.Fatalf("accepted text jsonvalue refuses: %v", jerr)
-		}
-		return
-	}
-	var de *DecodeError
-	var ve *ValidationError
-	if !errors.As(err, &de) && !errors.As(err, &ve) {
-		t.Fatalf("error of type %T: %v", err, err)
-	}
-	var je *jsonvalue.JSONValidationError
-	if errors.As(err, &je) && (jerr == nil || jerr.Error() != err.Error()) {
-		t.Fatalf("JSON fault %q but jsonvalue says %v", err, jerr)
-	}
+	codectest.Strict(t, data, label, err, isContractErr)
 }
 
 // fuzzCodec decodes data as T; a decoded value must encode, and the encoding must decode to a
 // value that encodes to the same bytes and validates the same way.
-func fuzzCodec[T any, P codecPtr[T]](t *testing.T, data []byte, label string, validate func(P) error) {
-	var v T
-	p := P(&v)
-	err := p.UnmarshalJSON(data)
-	checkStrictness(t, data, label, err)
-	if err != nil {
-		return
-	}
-	verdict := ""
-	if validate != nil {
-		verdict = errText(validate(p))
-	}
-	out, err := p.MarshalJSON()
-	if err != nil {
-		t.Fatalf("decoded value does not encode: %v", err)
-	}
-	var w T
-	q := P(&w)
-	if err := q.UnmarshalJSON(out); err != nil {
-		t.Fatalf("re-decoding %s: %v", out, err)
-	}
-	out2, err := q.MarshalJSON()
-	if err != nil || !bytes.Equal(out, out2) {
-		t.Fatalf("not idempotent:\n%s\n%s", out, out2)
-	}
-	if validate != nil {
-		if again := errText(validate(q)); again != verdict {
-			t.Fatalf("verdict changed by a round trip: %q → %q", verdict, again)
-		}
-	}
+func fuzzCodec[T any, P codectest.Codec[T]](t *testing.T, data []byte, label string, validate func(P) error) {
+	t.Helper()
+	codectest.RoundTrip(t, data, label, validate, isContractErr)
 }
 
 func seed(f *testing.F, docs ...string) {

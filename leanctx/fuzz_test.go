@@ -1,71 +1,29 @@
 package leanctx
 
 import (
-	"bytes"
 	"errors"
+	"github.com/agentwire/agentwire/internal/codectest"
 	"math/big"
 	"regexp"
 	"testing"
 
 	"github.com/agentwire/agentwire/hive"
-	"github.com/agentwire/agentwire/jsonvalue"
 )
 
-type codecPtr[T any] interface {
-	*T
-	UnmarshalJSON([]byte) error
-	MarshalJSON() ([]byte, error)
-}
+func errText(err error) string { return codectest.ErrText(err) }
 
-func errText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
+// isDecodeErr reports the errors a leanctx decoder may refuse with.
+func isDecodeErr(err error) bool {
+	var de *hive.DecodeError
+	return errors.As(err, &de)
 }
 
 // fuzzCodec: the decoder never accepts text jsonvalue refuses and reports jsonvalue's message
 // for JSON-level faults; a decoded value encodes, and the encoding decodes to a value that
-// encodes to the same bytes with the same Validate verdict.
-func fuzzCodec[T any, P codecPtr[T]](t *testing.T, data []byte, label string, validate func(P) error) {
-	var v T
-	p := P(&v)
-	err := p.UnmarshalJSON(data)
-	_, jerr := jsonvalue.Parse(data, label)
-	if err == nil && jerr != nil {
-		t.Fatalf("accepted text jsonvalue refuses: %v", jerr)
-	}
-	if err != nil {
-		var de *hive.DecodeError
-		if !errors.As(err, &de) {
-			t.Fatalf("error of type %T: %v", err, err)
-		}
-		var je *jsonvalue.JSONValidationError
-		if errors.As(err, &je) && (jerr == nil || jerr.Error() != err.Error()) {
-			t.Fatalf("JSON fault %q but jsonvalue says %v", err, jerr)
-		}
-		return
-	}
-	verdict := ""
-	if validate != nil {
-		verdict = errText(validate(p))
-	}
-	out, err := p.MarshalJSON()
-	if err != nil {
-		t.Fatalf("decoded value does not encode: %v", err)
-	}
-	var w T
-	q := P(&w)
-	if err := q.UnmarshalJSON(out); err != nil {
-		t.Fatalf("re-decoding %s: %v", out, err)
-	}
-	out2, err := q.MarshalJSON()
-	if err != nil || !bytes.Equal(out, out2) {
-		t.Fatalf("not idempotent:\n%s\n%s", out, out2)
-	}
-	if validate != nil && errText(validate(q)) != verdict {
-		t.Fatalf("verdict changed by a round trip")
-	}
+// encodes to the same bytes with the same Validate verdict (package internal/codectest).
+func fuzzCodec[T any, P codectest.Codec[T]](t *testing.T, data []byte, label string, validate func(P) error) {
+	t.Helper()
+	codectest.RoundTrip(t, data, label, validate, isDecodeErr)
 }
 
 func FuzzMoneyV1(f *testing.F) {
