@@ -320,13 +320,8 @@ const CheckpointChunk = 128 << 10
 // next Open or with the run's next checkpoint. It stops early and answers stored false as
 // soon as a checkpoint at seq or later is found stored.
 func (s *Store) PutCheckpoint(ctx context.Context, org, runID string, seq int64, snapshot []byte) (bool, error) {
-	switch {
-	case org == "" || runID == "":
-		return false, fmt.Errorf("%w: empty org or run ID", store.ErrInvalid)
-	case seq < 1:
-		return false, fmt.Errorf("%w: checkpoint sequence %d", store.ErrInvalid, seq)
-	case len(snapshot) == 0:
-		return false, fmt.Errorf("%w: empty checkpoint snapshot", store.ErrInvalid)
+	if err := store.ValidateCheckpoint(org, runID, seq, snapshot); err != nil {
+		return false, err
 	}
 	call := func(r *checkpointReq) (bool, error) {
 		r.opBase, r.org, r.runID, r.seq = newOpBase(ctx), org, runID, seq

@@ -52,6 +52,21 @@ func ValidateRunKey(org, runID string) error {
 	return nil
 }
 
+// ValidateCheckpoint checks the arguments of [RunStore.PutCheckpoint] that need no stored
+// state: the run key, seq ≥ 1 and a non-empty snapshot.
+func ValidateCheckpoint(org, runID string, seq int64, snapshot []byte) error {
+	if err := ValidateRunKey(org, runID); err != nil {
+		return err
+	}
+	if seq < 1 {
+		return fmt.Errorf("%w: checkpoint sequence %d", ErrInvalid, seq)
+	}
+	if len(snapshot) == 0 {
+		return fmt.Errorf("%w: empty checkpoint snapshot", ErrInvalid)
+	}
+	return nil
+}
+
 // ValidateRead checks the arguments of [RunStore.ReadEvents].
 func ValidateRead(org, runID string, after int64, limit int) error {
 	if err := ValidateRunKey(org, runID); err != nil {
