@@ -170,8 +170,7 @@ func hiveAccepts(c hiveCase) (bool, error) {
 // parses as strict JSON is refused by it, except the listed ones.
 func TestWireSchemaCorpus(t *testing.T) {
 	def := compileDefs(t, hiveModelURL, hive.WireSchema())
-	seen := map[string]bool{}
-	var accepted, refused, strictJSON int
+	corpus := schematest.Corpus{T: t, Who: "validators", ListName: "hiveNotExpressible", NotExpressible: hiveNotExpressible}
 	for _, c := range loadHiveDocumentCases(t) {
 		d := hiveDef(t, c)
 		if d == "" {
@@ -181,41 +180,9 @@ func TestWireSchemaCorpus(t *testing.T) {
 		if corpusValid := member[bool](c.expect, "valid"); corpusValid != valid {
 			t.Fatalf("%s: the corpus says valid=%v, the validators %v", c.name, corpusValid, verr)
 		}
-		if _, err := jsonvalue.Parse(c.doc, "document"); err != nil {
-			if valid {
-				t.Errorf("%s: accepted, but not strict JSON: %v", c.name, err)
-			}
-			strictJSON++ // strict JSON (§0.2 D4, D8, depth, overflow): the codec's business
-			continue
-		}
-		serr := schemaVerdict(t, def(d), c.doc)
-		reason, listed := hiveNotExpressible[c.name]
-		switch {
-		case valid && serr != nil:
-			t.Errorf("%s ($defs/%s): the validators accept it, the schema refuses it: %v", c.name, d, serr)
-		case valid:
-			accepted++
-		case serr != nil:
-			refused++
-			if listed {
-				t.Errorf("%s: listed as not expressible (%s), but the schema refuses it", c.name, reason)
-			}
-		case listed:
-			seen[c.name] = true
-		default:
-			t.Errorf("%s ($defs/%s): the validators refuse it (%v), the schema accepts it", c.name, d, verr)
-		}
+		corpus.Check(c.name, d, def(d), c.doc, valid, verr)
 	}
-	for name, reason := range hiveNotExpressible {
-		if !seen[name] {
-			t.Errorf("hiveNotExpressible lists %s (%s), which is not a refused case the schema accepts", name, reason)
-		}
-	}
-	if accepted < 100 || refused < 150 {
-		t.Errorf("only %d accepted and %d refused documents checked", accepted, refused)
-	}
-	t.Logf("%d accepted documents valid, %d refusals refused, %d not expressible, %d strict-JSON faults skipped",
-		accepted, refused, len(hiveNotExpressible), strictJSON)
+	corpus.Finish(100, 150)
 }
 
 // modelPattern returns the `pattern` at a JSON Pointer of the model (tokens, no escaping).

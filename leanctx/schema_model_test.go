@@ -122,8 +122,7 @@ var verdict = schematest.Verdict
 // listed ones.
 func TestWireSchemaCorpus(t *testing.T) {
 	def := compileDefs(t)
-	seen := map[string]bool{}
-	var accepted, refused, strictJSON int
+	corpus := schematest.Corpus{T: t, Who: "codec", ListName: "notExpressible", NotExpressible: notExpressible}
 	for _, c := range loadCases(t) {
 		typ, ok := registry.Lookup(c.typ)
 		if !ok {
@@ -137,41 +136,9 @@ func TestWireSchemaCorpus(t *testing.T) {
 		if (err == nil) != c.valid {
 			t.Fatalf("%s: the corpus says valid=%v, the codec %v", c.name, c.valid, err)
 		}
-		if _, perr := jsonvalue.Parse(c.doc, "document"); perr != nil {
-			if c.valid {
-				t.Errorf("%s: accepted, but not strict JSON: %v", c.name, perr)
-			}
-			strictJSON++
-			continue
-		}
-		serr := verdict(t, def(d), c.doc)
-		reason, listed := notExpressible[c.name]
-		switch {
-		case c.valid && serr != nil:
-			t.Errorf("%s ($defs/%s): the codec accepts it, the schema refuses it: %v", c.name, d, serr)
-		case c.valid:
-			accepted++
-		case serr != nil:
-			refused++
-			if listed {
-				t.Errorf("%s: listed as not expressible (%s), but the schema refuses it", c.name, reason)
-			}
-		case listed:
-			seen[c.name] = true
-		default:
-			t.Errorf("%s ($defs/%s): the codec refuses it (%v), the schema accepts it", c.name, d, err)
-		}
+		corpus.Check(c.name, d, def(d), c.doc, c.valid, err)
 	}
-	for name, reason := range notExpressible {
-		if !seen[name] {
-			t.Errorf("notExpressible lists %s (%s), which is not a refused case the schema accepts", name, reason)
-		}
-	}
-	if accepted < 30 || refused < 20 {
-		t.Errorf("only %d accepted and %d refused documents checked", accepted, refused)
-	}
-	t.Logf("%d accepted documents valid, %d refusals refused, %d not expressible, %d strict-JSON faults skipped",
-		accepted, refused, len(notExpressible), strictJSON)
+	corpus.Finish(30, 20)
 }
 
 // TestWireSchemaEnums checks the model's enumerations against the codecs: each value decodes as
