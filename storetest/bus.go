@@ -1139,14 +1139,7 @@ func testBusOpaqueBytes(t *testing.T, h *harness) {
 }
 
 func testBusReopen(t *testing.T, h *harness) {
-	dir := t.TempDir()
-	s := h.open(t, dir)
-	closed := false
-	t.Cleanup(func() {
-		if !closed {
-			_ = s.Close()
-		}
-	})
+	s, dir := h.fresh(t)
 	ctx := context.Background()
 	gen, sw := store.OrgStream("org-a", ChannelGeneral), store.SwarmStream("sw-1")
 	var msgs []store.StoredMessage
@@ -1164,7 +1157,6 @@ func testBusReopen(t *testing.T, h *harness) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	closed = true
 
 	s2 := h.open(t, dir)
 	t.Cleanup(func() { _ = s2.Close() })

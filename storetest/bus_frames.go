@@ -302,14 +302,7 @@ func testBusPublishConcurrent(t *testing.T, h *harness) {
 // testBusPublishRetention: an expired publish is invisible at once, the sweeper deletes it, its
 // seq is never given again and its client_msg_id is free again; publishes survive a reopen.
 func testBusPublishRetention(t *testing.T, h *harness) {
-	dir := t.TempDir()
-	s := h.open(t, dir)
-	closed := false
-	t.Cleanup(func() {
-		if !closed {
-			_ = s.Close()
-		}
-	})
+	s, dir := h.fresh(t)
 	ctx := context.Background()
 	k := store.OrgStream("org-a", ChannelGeneral)
 	now := time.Now()
@@ -342,7 +335,6 @@ func testBusPublishRetention(t *testing.T, h *harness) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	closed = true
 	s2 := h.open(t, dir)
 	t.Cleanup(func() { _ = s2.Close() })
 	r, replayed, err := s2.AppendPublish(ctx, Publish(k, "inst-1", "kept"))
@@ -587,14 +579,7 @@ func testBusHandoffLifecycle(t *testing.T, h *harness) {
 // ErrNotFound), the sweeper deletes it, its handoff_id is free again, and handoffs survive a
 // reopen.
 func testBusHandoffRetention(t *testing.T, h *harness) {
-	dir := t.TempDir()
-	s := h.open(t, dir)
-	closed := false
-	t.Cleanup(func() {
-		if !closed {
-			_ = s.Close()
-		}
-	})
+	s, dir := h.fresh(t)
 	ctx := context.Background()
 	now := time.Now()
 	gone := Handoff("org-a", "gone")
@@ -613,7 +598,6 @@ func testBusHandoffRetention(t *testing.T, h *harness) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	closed = true
 	s2 := h.open(t, dir)
 	t.Cleanup(func() { _ = s2.Close() })
 	for _, want := range []store.Handoff{kept, fresh} {

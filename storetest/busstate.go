@@ -235,14 +235,7 @@ func testBusAcks(t *testing.T, h *harness) {
 // testBusStateReopen: announcements (with their dropped flag, which follows the latest write)
 // and ack positions survive Close and Open.
 func testBusStateReopen(t *testing.T, h *harness) {
-	dir := t.TempDir()
-	s := h.open(t, dir)
-	closed := false
-	t.Cleanup(func() {
-		if !closed {
-			_ = s.Close()
-		}
-	})
+	s, dir := h.fresh(t)
 	gen := store.OrgStream("acme", ChannelGeneral)
 	send(t, s, Message(gen, "acme", "i1", "c1"))
 	send(t, s, Message(gen, "acme", "i1", "c2"))
@@ -275,7 +268,6 @@ func testBusStateReopen(t *testing.T, h *harness) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	closed = true
 
 	s2 := h.open(t, dir)
 	t.Cleanup(func() { _ = s2.Close() })

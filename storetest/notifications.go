@@ -533,14 +533,7 @@ func testEnvOpaqueBytes(t *testing.T, h *harness) {
 }
 
 func testEnvReopen(t *testing.T, h *harness) {
-	dir := t.TempDir()
-	s := h.open(t, dir)
-	closed := false
-	t.Cleanup(func() {
-		if !closed {
-			_ = s.Close()
-		}
-	})
+	s, dir := h.fresh(t)
 	var want []store.StoredEnvelope
 	for i := range 5 {
 		want = append(want, publish(t, s, "o", Envelope("notifications.agent.s", fmt.Sprintf("k%d", i), T0.Add(time.Duration(i)*time.Hour), ""), false))
@@ -549,7 +542,6 @@ func testEnvReopen(t *testing.T, h *harness) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	closed = true
 	s2 := h.open(t, dir)
 	t.Cleanup(func() { _ = s2.Close() })
 	sameEnvelopes(t, "after reopen", readAllEnvelopes(t, s2, "o", store.EnvelopeQuery{}), want)

@@ -39,14 +39,7 @@ func delivered(t *testing.T, s store.Store, org, session string, since time.Time
 // the next one, lookups answer only the keys asked for since a time, the sweeper deletes what
 // is older than its cutoff, and everything survives a reopen.
 func testEnvSessionDeliveries(t *testing.T, h *harness) {
-	dir := t.TempDir()
-	s := h.open(t, dir)
-	closed := false
-	t.Cleanup(func() {
-		if !closed {
-			_ = s.Close()
-		}
-	})
+	s, dir := h.fresh(t)
 	ctx := context.Background()
 	if got := delivered(t, s, "o", "ses_A", time.Time{}, "k1"); len(got) != 0 {
 		t.Fatalf("nothing recorded: %v", got)
@@ -99,7 +92,6 @@ func testEnvSessionDeliveries(t *testing.T, h *harness) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	closed = true
 	s2 := h.open(t, dir)
 	t.Cleanup(func() { _ = s2.Close() })
 	if got, want := delivered(t, s2, "o", "ses_A", time.Time{}, "k1", "k2", "role.k3"), map[string]string{"k1": "1@T0+0s", "k2": "20@T0+72h0m0s", "role.k3": "0@T0+1h0m0s"}; !maps.Equal(got, want) {

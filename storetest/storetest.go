@@ -86,7 +86,8 @@ func Run(t *testing.T, open Opener) {
 
 type harness struct{ open Opener }
 
-// fresh opens a store on a new directory and closes it when the test ends.
+// fresh opens a store on a new directory and closes it when the test ends. A test may Close it
+// itself first (to reopen the directory): Close is idempotent (store.Store).
 func (h *harness) fresh(t *testing.T) (store.Store, string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -233,14 +234,7 @@ func testAppendAndRead(t *testing.T, h *harness) {
 // sequence while status and counters advance; a refused or conflicting batch changes neither;
 // a later checkpoint replaces the previous one; all of it survives a reopen.
 func testCheckpoints(t *testing.T, h *harness) {
-	dir := t.TempDir()
-	s := h.open(t, dir)
-	closed := false
-	t.Cleanup(func() {
-		if !closed {
-			_ = s.Close()
-		}
-	})
+	s, dir := h.fresh(t)
 	ctx := context.Background()
 	appendTail := func(expected int64, events []store.Event, status string) store.RunInfo {
 		t.Helper()
@@ -299,7 +293,6 @@ func testCheckpoints(t *testing.T, h *harness) {
 	if err := s.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	closed = true
 	s2 := h.open(t, dir)
 	t.Cleanup(func() { _ = s2.Close() })
 	check(s2, Snapshot(9, 8), 9, 10, 9, "completed")
@@ -310,14 +303,7 @@ func testCheckpoints(t *testing.T, h *harness) {
 // or equal one (stored false), must not be beyond the run's last event, and survives a reopen;
 // an unknown run, another org's run and bad arguments change nothing.
 func testPutCheckpoint(t *testing.T, h *harness) {
-	dir := t.TempDir()
-	s := h.open(t, dir)
-	closed := false
-	t.Cleanup(func() {
-		if !closed {
-			_ = s.Close()
-		}
-	})
+	s, dir := h.fresh(t)
 	ctx := context.Background()
 	appendOK(t, s, "o", "r", 0, 0, Batch("r", 1, 2), "running")
 	if _, err := s.AppendRun(ctx, "o", "r", store.AppendRequest{ExpectedLastLogicalSequence: 2, Events: Batch("r", 3, 4, 5, 7), Status: "running"}); err != nil {
@@ -388,7 +374,6 @@ func testPutCheckpoint(t *testing.T, h *harness) {
 	if err := s.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	closed = true
 	s2 := h.open(t, dir)
 	t.Cleanup(func() { _ = s2.Close() })
 	snap, info, err := s2.GetRun(ctx, "o", "r")
@@ -1071,14 +1056,7 @@ func testConcurrentMixedRefusals(t *testing.T, h *harness) {
 }
 
 func testReopen(t *testing.T, h *harness) {
-	dir := t.TempDir()
-	s := h.open(t, dir)
-	closed := false
-	t.Cleanup(func() {
-		if !closed {
-			_ = s.Close()
-		}
-	})
+	s, dir := h.fresh(t)
 	for i := range 5 {
 		run := fmt.Sprintf("run-%d", i)
 		appendOK(t, s, "o", run, 0, 0, Batch(run, 1, 2), "running")
@@ -1093,7 +1071,6 @@ func testReopen(t *testing.T, h *harness) {
 	if err := s.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	closed = true
 
 	s2 := h.open(t, dir)
 	t.Cleanup(func() { _ = s2.Close() })
