@@ -131,45 +131,9 @@ func (s *Store) AppendPublish(ctx context.Context, p store.PublishWrite) (store.
 	return o.out, o.replayed, nil
 }
 
-// expirePubOp is one ExpirePublishes call.
-type expirePubOp struct {
-	opBase
-	now     int64
-	limit   int
-	deleted int
-}
-
-func (o *expirePubOp) weight() int { return 1 }
-
-func (o *expirePubOp) exec(ctx context.Context, w *writer, g *groupState) error {
-	res, err := w.bus.frames.expirePublishes.ExecContext(ctx, o.now, o.limit)
-	if err != nil {
-		return fmt.Errorf("sqlite: expire publishes: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("sqlite: expire publishes: %w", err)
-	}
-	o.deleted = int(n)
-	if n > 0 {
-		g.items += int(n)
-		g.wrote = true
-	}
-	return nil
-}
-
-func (o *expirePubOp) notify(*Store) {}
-
 // ExpirePublishes implements [store.BusFrameStore.ExpirePublishes].
 func (s *Store) ExpirePublishes(ctx context.Context, now time.Time, limit int) (int, error) {
-	if err := store.ValidateSweep(now, limit); err != nil {
-		return 0, err
-	}
-	o := &expirePubOp{opBase: newOpBase(ctx), now: nanos(now), limit: limit}
-	if err := s.submit(ctx, o, o.done); err != nil {
-		return 0, err
-	}
-	return o.deleted, nil
+	return s.sweep(ctx, now, limit, "publishes", func(w *writer) *sql.Stmt { return w.bus.frames.expirePublishes })
 }
 
 // qStreamPublishes is the reader's publish range of one stream (ReadStream); publishQuery
@@ -405,45 +369,9 @@ func (s *Store) SettleHandoff(ctx context.Context, org, handoffID, state string,
 	return o.out, o.applied, nil
 }
 
-// expireHoOp is one ExpireHandoffs call.
-type expireHoOp struct {
-	opBase
-	now     int64
-	limit   int
-	deleted int
-}
-
-func (o *expireHoOp) weight() int { return 1 }
-
-func (o *expireHoOp) exec(ctx context.Context, w *writer, g *groupState) error {
-	res, err := w.bus.frames.expireHandoffs.ExecContext(ctx, o.now, o.limit)
-	if err != nil {
-		return fmt.Errorf("sqlite: expire handoffs: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("sqlite: expire handoffs: %w", err)
-	}
-	o.deleted = int(n)
-	if n > 0 {
-		g.items += int(n)
-		g.wrote = true
-	}
-	return nil
-}
-
-func (o *expireHoOp) notify(*Store) {}
-
 // ExpireHandoffs implements [store.BusFrameStore.ExpireHandoffs].
 func (s *Store) ExpireHandoffs(ctx context.Context, now time.Time, limit int) (int, error) {
-	if err := store.ValidateSweep(now, limit); err != nil {
-		return 0, err
-	}
-	o := &expireHoOp{opBase: newOpBase(ctx), now: nanos(now), limit: limit}
-	if err := s.submit(ctx, o, o.done); err != nil {
-		return 0, err
-	}
-	return o.deleted, nil
+	return s.sweep(ctx, now, limit, "handoffs", func(w *writer) *sql.Stmt { return w.bus.frames.expireHandoffs })
 }
 
 // The reader pool's handoff statements (also checked by TestQueryPlans).

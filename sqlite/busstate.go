@@ -80,46 +80,10 @@ func (s *Store) RecordAnnouncements(ctx context.Context, anns []store.Announceme
 	return s.submit(ctx, o, o.done)
 }
 
-// expireAnnOp is one ExpireAnnouncements call.
-type expireAnnOp struct {
-	opBase
-	cutoff  int64
-	limit   int
-	deleted int
-}
-
-func (o *expireAnnOp) weight() int { return 1 }
-
-func (o *expireAnnOp) exec(ctx context.Context, w *writer, g *groupState) error {
-	res, err := w.state.expireAnn.ExecContext(ctx, o.cutoff, o.limit)
-	if err != nil {
-		return fmt.Errorf("sqlite: expire announcements: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("sqlite: expire announcements: %w", err)
-	}
-	o.deleted = int(n)
-	if n > 0 {
-		g.items += int(n)
-		g.wrote = true
-	}
-	return nil
-}
-
-func (o *expireAnnOp) notify(*Store) {}
-
 // ExpireAnnouncements implements [store.BusStore.ExpireAnnouncements] through the group-commit
 // writer.
 func (s *Store) ExpireAnnouncements(ctx context.Context, cutoff time.Time, limit int) (int, error) {
-	if err := store.ValidateSweep(cutoff, limit); err != nil {
-		return 0, err
-	}
-	o := &expireAnnOp{opBase: newOpBase(ctx), cutoff: nanos(cutoff), limit: limit}
-	if err := s.submit(ctx, o, o.done); err != nil {
-		return 0, err
-	}
-	return o.deleted, nil
+	return s.sweep(ctx, cutoff, limit, "announcements", func(w *writer) *sql.Stmt { return w.state.expireAnn })
 }
 
 // ackOp is one SetAck call.

@@ -106,46 +106,10 @@ func (s *Store) AppendEnvelope(ctx context.Context, org string, e store.Envelope
 	return o.out, o.duplicate, nil
 }
 
-// expireEnvOp is one ExpireEnvelopes call.
-type expireEnvOp struct {
-	opBase
-	cutoff  int64
-	limit   int
-	deleted int
-}
-
-func (o *expireEnvOp) weight() int { return 1 }
-
-func (o *expireEnvOp) exec(ctx context.Context, w *writer, g *groupState) error {
-	res, err := w.env.expire.ExecContext(ctx, o.cutoff, o.limit)
-	if err != nil {
-		return fmt.Errorf("sqlite: expire envelopes: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("sqlite: expire envelopes: %w", err)
-	}
-	o.deleted = int(n)
-	if n > 0 {
-		g.items += int(n)
-		g.wrote = true
-	}
-	return nil
-}
-
-func (o *expireEnvOp) notify(*Store) {}
-
 // ExpireEnvelopes implements [store.NotificationStore.ExpireEnvelopes] through the group-commit
 // writer.
 func (s *Store) ExpireEnvelopes(ctx context.Context, cutoff time.Time, limit int) (int, error) {
-	if err := store.ValidateSweep(cutoff, limit); err != nil {
-		return 0, err
-	}
-	o := &expireEnvOp{opBase: newOpBase(ctx), cutoff: nanos(cutoff), limit: limit}
-	if err := s.submit(ctx, o, o.done); err != nil {
-		return 0, err
-	}
-	return o.deleted, nil
+	return s.sweep(ctx, cutoff, limit, "envelopes", func(w *writer) *sql.Stmt { return w.env.expire })
 }
 
 // The reader pool's notification statements (also checked by TestQueryPlans).

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -53,46 +54,10 @@ func (s *Store) RecordSessionDeliveries(ctx context.Context, org, session string
 	return s.submit(ctx, o, o.done)
 }
 
-// expireSessionOp is one ExpireSessionDeliveries call.
-type expireSessionOp struct {
-	opBase
-	cutoff  int64
-	limit   int
-	deleted int
-}
-
-func (o *expireSessionOp) weight() int { return 1 }
-
-func (o *expireSessionOp) exec(ctx context.Context, w *writer, g *groupState) error {
-	res, err := w.env.expireSession.ExecContext(ctx, o.cutoff, o.limit)
-	if err != nil {
-		return fmt.Errorf("sqlite: expire session deliveries: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("sqlite: expire session deliveries: %w", err)
-	}
-	o.deleted = int(n)
-	if n > 0 {
-		g.items += int(n)
-		g.wrote = true
-	}
-	return nil
-}
-
-func (o *expireSessionOp) notify(*Store) {}
-
 // ExpireSessionDeliveries implements [store.NotificationStore.ExpireSessionDeliveries] through
 // the group-commit writer.
 func (s *Store) ExpireSessionDeliveries(ctx context.Context, cutoff time.Time, limit int) (int, error) {
-	if err := store.ValidateSweep(cutoff, limit); err != nil {
-		return 0, err
-	}
-	o := &expireSessionOp{opBase: newOpBase(ctx), cutoff: nanos(cutoff), limit: limit}
-	if err := s.submit(ctx, o, o.done); err != nil {
-		return 0, err
-	}
-	return o.deleted, nil
+	return s.sweep(ctx, cutoff, limit, "session deliveries", func(w *writer) *sql.Stmt { return w.env.expireSession })
 }
 
 // qSessionKeys looks the keys up through the (org, session, dedupe_key) unique index; the keys

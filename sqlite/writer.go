@@ -215,6 +215,50 @@ func (s *Store) AppendRun(ctx context.Context, org, runID string, req store.Appe
 	return r.info, nil
 }
 
+// sweepOp is one retention-sweeper call that deletes up to limit rows expired at cutoff with
+// one statement of the writer (`... expires_at <= ?1 ... LIMIT ?2` or the like).
+type sweepOp struct {
+	opBase
+	what    string                    // for errors: "publishes", "envelopes", …
+	stmt    func(w *writer) *sql.Stmt // the DELETE, taking (cutoff, limit)
+	cutoff  int64
+	limit   int
+	deleted int
+}
+
+func (o *sweepOp) weight() int { return 1 }
+
+func (o *sweepOp) exec(ctx context.Context, w *writer, g *groupState) error {
+	res, err := o.stmt(w).ExecContext(ctx, o.cutoff, o.limit)
+	if err != nil {
+		return fmt.Errorf("sqlite: expire %s: %w", o.what, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("sqlite: expire %s: %w", o.what, err)
+	}
+	o.deleted = int(n)
+	if n > 0 {
+		g.items += int(n)
+		g.wrote = true
+	}
+	return nil
+}
+
+func (o *sweepOp) notify(*Store) {}
+
+// sweep runs one sweepOp through the group-commit writer and returns how many rows it deleted.
+func (s *Store) sweep(ctx context.Context, cutoff time.Time, limit int, what string, stmt func(w *writer) *sql.Stmt) (int, error) {
+	if err := store.ValidateSweep(cutoff, limit); err != nil {
+		return 0, err
+	}
+	o := &sweepOp{opBase: newOpBase(ctx), what: what, stmt: stmt, cutoff: nanos(cutoff), limit: limit}
+	if err := s.submit(ctx, o, o.done); err != nil {
+		return 0, err
+	}
+	return o.deleted, nil
+}
+
 // storeCheckpoint makes the run's checkpoint cover seq: inline bytes (chunks 0), or the
 // chunks already stored for seq (their number), and deletes every other chunk of the run.
 func (w *writer) storeCheckpoint(ctx context.Context, run, seq int64, snapshot []byte, chunks int) error {
