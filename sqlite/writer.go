@@ -176,24 +176,30 @@ func (w *writer) closeStmts() error {
 // submit queues op for the writer and waits for its answer on done. If ctx ends first it
 // returns ctx.Err(); the op may still be committed (see store.RunStore.AppendRun).
 func (s *Store) submit(ctx context.Context, op writeOp, done <-chan error) error {
+	if err := s.enqueue(ctx, op); err != nil {
+		return err
+	}
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// enqueue queues op for the writer, unless ctx ends first or the store is closed.
+func (s *Store) enqueue(ctx context.Context, op writeOp) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	s.mu.RLock()
+	defer s.mu.RUnlock()
 	if s.closed {
-		s.mu.RUnlock()
 		return store.ErrClosed
 	}
 	select {
 	case s.w.reqs <- op:
-	case <-ctx.Done():
-		s.mu.RUnlock()
-		return ctx.Err()
-	}
-	s.mu.RUnlock()
-	select {
-	case err := <-done:
-		return err
+		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -552,86 +558,133 @@ func (w *writer) commitGroup(group []writeOp) {
 func isRefusal(err error) bool {
 	var c *store.ConflictError
 	var e *store.EventError
-	return errors.As(err, &c) || errors.As(err, &e) ||
+	var stop *streamStop
+	return errors.As(err, &c) || errors.As(err, &e) || errors.As(err, &stop) ||
 		errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrDuplicateGID) || errors.Is(err, store.ErrInvalid)
 }
 
 // apply writes one caller's batch inside the open transaction: run row first (its id is
-// needed by the events), then the events in order with the checks of AppendRun's contract.
+// needed by the events), then the checkpoint, then the events in order with the checks of
+// AppendRun's contract.
 func (w *writer) apply(ctx context.Context, r *appendReq, now, updateSeq int64) (store.RunInfo, error) {
 	req := r.req
-	var id, createdAt, count, last int64
-	exists := true
-	err := w.selRun.QueryRowContext(ctx, r.org, r.runID).Scan(&id, &createdAt, &count, &last)
+	row, err := w.openRun(ctx, r.org, r.runID, req.ExpectedLastLogicalSequence, now)
+	if err != nil {
+		return store.RunInfo{}, err
+	}
+	info, err := w.writeRun(ctx, r.org, r.runID, &row, req.Status, len(req.Events), req.Events[len(req.Events)-1].LogicalSequence, req.Snapshot, now, updateSeq)
+	if err != nil {
+		return store.RunInfo{}, err
+	}
+	if _, err := w.insertEvents(ctx, row.id, req.Events, row.last, 0); err != nil {
+		return store.RunInfo{}, err
+	}
+	return info, nil
+}
+
+// runRow is a run's row as an append finds it.
+type runRow struct {
+	id, createdAt, count, last int64
+	exists                     bool
+}
+
+// openRun reads the run's row and makes AppendRun's conflict check against expected. A run
+// that does not exist has last 0 and createdAt now.
+func (w *writer) openRun(ctx context.Context, org, runID string, expected, now int64) (runRow, error) {
+	row := runRow{exists: true}
+	err := w.selRun.QueryRowContext(ctx, org, runID).Scan(&row.id, &row.createdAt, &row.count, &row.last)
 	if errors.Is(err, sql.ErrNoRows) {
-		exists = false
-		createdAt = now
+		row = runRow{createdAt: now}
 	} else if err != nil {
-		return store.RunInfo{}, fmt.Errorf("sqlite: read run: %w", err)
+		return runRow{}, fmt.Errorf("sqlite: read run: %w", err)
 	}
-	if last != req.ExpectedLastLogicalSequence {
-		return store.RunInfo{}, &store.ConflictError{RunID: r.runID, Expected: req.ExpectedLastLogicalSequence, Actual: last}
+	if row.last != expected {
+		return runRow{}, &store.ConflictError{RunID: runID, Expected: expected, Actual: row.last}
 	}
+	return row, nil
+}
+
+// writeRun writes the run's row after an append of added events ending at lastSeq (inserting
+// it when row.exists is false, which sets row.id and row.exists) and its checkpoint: snapshot
+// when not nil, else the stored one's sequence is read into the answer.
+func (w *writer) writeRun(ctx context.Context, org, runID string, row *runRow, status string, added int, lastSeq int64, snapshot []byte, now, updateSeq int64) (store.RunInfo, error) {
 	info := store.RunInfo{
-		RunID:               r.runID,
-		Status:              req.Status,
-		CreatedAt:           time.Unix(0, createdAt).UTC(),
+		RunID:               runID,
+		Status:              status,
+		CreatedAt:           time.Unix(0, row.createdAt).UTC(),
 		UpdatedAt:           time.Unix(0, now).UTC(),
-		EventCount:          count + int64(len(req.Events)),
-		LastLogicalSequence: req.Events[len(req.Events)-1].LogicalSequence,
+		EventCount:          row.count + int64(added),
+		LastLogicalSequence: lastSeq,
 	}
-	if exists {
-		if _, err := w.updRun.ExecContext(ctx, req.Status, now, updateSeq, info.EventCount, info.LastLogicalSequence, id); err != nil {
+	if row.exists {
+		if _, err := w.updRun.ExecContext(ctx, status, now, updateSeq, info.EventCount, info.LastLogicalSequence, row.id); err != nil {
 			return store.RunInfo{}, fmt.Errorf("sqlite: update run: %w", err)
 		}
 	} else {
-		res, err := w.insRun.ExecContext(ctx, r.org, r.runID, req.Status, now, now, updateSeq, info.EventCount, info.LastLogicalSequence)
+		id, err := w.insertRun(ctx, org, runID, status, now, updateSeq, info.EventCount, info.LastLogicalSequence)
 		if err != nil {
-			return store.RunInfo{}, fmt.Errorf("sqlite: insert run: %w", err)
+			return store.RunInfo{}, err
 		}
-		if id, err = res.LastInsertId(); err != nil {
-			return store.RunInfo{}, fmt.Errorf("sqlite: insert run: %w", err)
-		}
+		row.id, row.exists = id, true
 	}
-	switch {
-	case req.Snapshot != nil:
+	if snapshot != nil {
 		// A checkpoint covers the batch's last event.
-		if err := w.storeCheckpoint(ctx, id, info.LastLogicalSequence, req.Snapshot, 0); err != nil {
+		if err := w.storeCheckpoint(ctx, row.id, info.LastLogicalSequence, snapshot, 0); err != nil {
 			return store.RunInfo{}, err
 		}
 		info.SnapshotSequence = info.LastLogicalSequence
-	default:
-		// store.ValidateAppend refuses a first batch without a checkpoint, so the run exists.
-		if err := w.selCheckpoint.QueryRowContext(ctx, id).Scan(&info.SnapshotSequence); err != nil {
-			return store.RunInfo{}, fmt.Errorf("sqlite: read checkpoint: %w", err)
-		}
+		return info, nil
 	}
-	prev := last
-	for i, e := range req.Events {
+	// store.ValidateAppend refuses a first batch without a checkpoint, so one is stored.
+	if err := w.selCheckpoint.QueryRowContext(ctx, row.id).Scan(&info.SnapshotSequence); err != nil {
+		return store.RunInfo{}, fmt.Errorf("sqlite: read checkpoint: %w", err)
+	}
+	return info, nil
+}
+
+// insertRun inserts a run's row and returns its id.
+func (w *writer) insertRun(ctx context.Context, org, runID, status string, now, updateSeq, count, last int64) (int64, error) {
+	res, err := w.insRun.ExecContext(ctx, org, runID, status, now, now, updateSeq, count, last)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: insert run: %w", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: insert run: %w", err)
+	}
+	return id, nil
+}
+
+// insertEvents inserts events of run id in order after prev (the logical sequence before
+// events[0]) with AppendRun's order and uniqueness checks; first is the batch index of
+// events[0]. It returns the last event's sequence.
+func (w *writer) insertEvents(ctx context.Context, id int64, events []store.Event, prev int64, first int) (int64, error) {
+	for j, e := range events {
+		i := first + j
 		if e.LogicalSequence <= prev {
 			// Earlier events of the batch are already inserted, so one lookup covers both
 			// "stored" and "earlier in the batch".
 			var taken bool
 			if err := w.seqTaken.QueryRowContext(ctx, id, e.LogicalSequence).Scan(&taken); err != nil {
-				return store.RunInfo{}, fmt.Errorf("sqlite: check sequence: %w", err)
+				return 0, fmt.Errorf("sqlite: check sequence: %w", err)
 			}
 			reason := store.ErrOutOfOrder
 			if taken {
 				reason = store.ErrDuplicateSequence
 			}
-			return store.RunInfo{}, &store.EventError{Index: i, LogicalSequence: e.LogicalSequence, EventID: e.EventID, Reason: reason}
+			return 0, &store.EventError{Index: i, LogicalSequence: e.LogicalSequence, EventID: e.EventID, Reason: reason}
 		}
 		if _, err := w.insEvent.ExecContext(ctx, id, e.LogicalSequence, e.EventID, e.Type, e.Data); err != nil {
 			// The sequence is above every stored one, so a uniqueness failure can only be
 			// the event ID.
 			if isUniqueViolation(err, "run_events.event_id") {
-				return store.RunInfo{}, &store.EventError{Index: i, LogicalSequence: e.LogicalSequence, EventID: e.EventID, Reason: store.ErrDuplicateEventID}
+				return 0, &store.EventError{Index: i, LogicalSequence: e.LogicalSequence, EventID: e.EventID, Reason: store.ErrDuplicateEventID}
 			}
-			return store.RunInfo{}, fmt.Errorf("sqlite: insert event: %w", err)
+			return 0, fmt.Errorf("sqlite: insert event: %w", err)
 		}
 		prev = e.LogicalSequence
 	}
-	return info, nil
+	return prev, nil
 }
 
 // isUniqueViolation reports whether err is SQLite's UNIQUE constraint failure on column.

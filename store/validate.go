@@ -19,16 +19,33 @@ func ValidateAppend(org, runID string, req AppendRequest) error {
 	if len(req.Events) == 0 {
 		return fmt.Errorf("%w: empty batch", ErrInvalid)
 	}
-	if req.Snapshot != nil && len(req.Snapshot) == 0 {
+	if err := ValidateAppendEnd(req.ExpectedLastLogicalSequence, req.Status, req.Snapshot); err != nil {
+		return err
+	}
+	return ValidateEvents(req.Events, 0)
+}
+
+// ValidateAppendEnd checks the rules of [AppendRequest] on Status and Snapshot for a batch
+// appended after expected: a non-empty status, a snapshot either nil or non-empty, and one on
+// the first batch of a run (expected 0).
+func ValidateAppendEnd(expected int64, status string, snapshot []byte) error {
+	if snapshot != nil && len(snapshot) == 0 {
 		return fmt.Errorf("%w: empty snapshot", ErrInvalid)
 	}
-	if req.Snapshot == nil && req.ExpectedLastLogicalSequence == 0 {
+	if snapshot == nil && expected == 0 {
 		return fmt.Errorf("%w: the first batch of a run carries no snapshot", ErrInvalid)
 	}
-	if req.Status == "" {
+	if status == "" {
 		return fmt.Errorf("%w: empty status", ErrInvalid)
 	}
-	for i, e := range req.Events {
+	return nil
+}
+
+// ValidateEvents checks the arguments of [Event] (positive logical sequence, non-empty type
+// and data) of events; first is the batch index of events[0], the index an error names.
+func ValidateEvents(events []Event, first int) error {
+	for j, e := range events {
+		i := first + j
 		switch {
 		case e.LogicalSequence <= 0:
 			return fmt.Errorf("%w: event %d: logical sequence %d is not positive", ErrInvalid, i, e.LogicalSequence)

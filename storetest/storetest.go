@@ -52,8 +52,15 @@ type Opener func(t *testing.T, dir string) store.Store
 // only there to turn a hang into a failure.
 const wait = 20 * time.Second
 
-// Run runs the whole suite as subtests of t.
+// Run runs the whole suite as subtests of t; for a [store.StreamAppender] it runs it again
+// under "Streamed" with every append made through AppendRunStream, plus the stream's own tests.
 func Run(t *testing.T, open Opener) {
+	runRuns(t, open)
+	runStreamed(t, open)
+}
+
+// runRuns runs the runs suite on the stores open returns.
+func runRuns(t *testing.T, open Opener) {
 	h := &harness{open: open}
 	for _, c := range []struct {
 		name string
