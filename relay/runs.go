@@ -164,10 +164,17 @@ func (s *Server) refuse(w http.ResponseWriter, e *Error) {
 // the request's event texts in order. It parses them, reduces them in order from the run's
 // stored state, and stores the accepted events with the new snapshot in one durable AppendRun,
 // retrying from fresh state after a store conflict. On any refusal nothing is stored.
+//
+// A long batch (streamMin events or more) on a store that is a [store.StreamAppender] is
+// parsed, reduced and stored in parts that overlap (stream.go); the answer is the same.
 func (s *Server) Append(ctx context.Context, org, runID string, lines [][]byte) (AppendResult, *Error) {
-	b := s.parseBatch(lines, runID)
-	if len(b.events) == 0 {
-		return AppendResult{}, b.fail
+	sa, streams := s.store.(store.StreamAppender)
+	streams = streams && len(lines) >= streamMin
+	var b batch
+	if !streams {
+		if b = s.parseBatch(lines, runID); len(b.events) == 0 {
+			return AppendResult{}, b.fail
+		}
 	}
 	key := runKey{org, runID}
 	ent := s.runs.acquire(key)
@@ -176,6 +183,16 @@ func (s *Server) Append(ctx context.Context, org, runID string, lines [][]byte) 
 	// The commit must not be cut by the client leaving: once queued, its outcome decides the
 	// cached state, and a 2xx is only ever sent after it is durable.
 	storeCtx := context.WithoutCancel(ctx)
+	if streams {
+		if res, e, done := s.appendStreamed(ctx, storeCtx, sa, ent, lines); done {
+			return res, e
+		}
+		// The stream could not decide (a stale cached state, a store conflict): the batch
+		// goes the sequential way, which reloads and retries.
+		if b = s.parseBatch(lines, runID); len(b.events) == 0 {
+			return AppendResult{}, b.fail
+		}
+	}
 	accepted := make([]store.Event, 0, len(b.events))
 	for attempt := 0; ; attempt++ {
 		// fresh: the state was read from the store for this request. A cached state is
@@ -242,20 +259,7 @@ func (s *Server) Append(ctx context.Context, org, runID string, lines [][]byte) 
 		}
 		info, err := s.store.AppendRun(storeCtx, org, runID, req)
 		if err == nil {
-			prev := ent.last
-			ent.state, ent.last, ent.valid = st, info.LastLogicalSequence, true
-			switch {
-			case inline:
-				ent.checkpointCount = st.EventCount()
-			case st.EventCount()-ent.checkpointCount >= s.checkpointInterval(ent.checkpointCount):
-				if s.queueCheckpoint(org, runID, st, info.LastLogicalSequence) {
-					ent.checkpointCount = st.EventCount()
-				}
-			}
-			s.fan.publish(key, renderFrames(accepted, prev, time.Now()))
-			s.metrics.ingested.Add(float64(len(accepted)))
-			s.metrics.duplicates.Add(float64(dups))
-			return AppendResult{Accepted: len(accepted), Duplicates: dups, LastLogicalSequence: info.LastLogicalSequence, Status: req.Status}, nil
+			return s.appended(ent, st, info, accepted, dups, inline), nil
 		}
 		ent.valid = false
 		var ee *store.EventError
@@ -267,6 +271,25 @@ func (s *Server) Append(ctx context.Context, org, runID string, lines [][]byte) 
 		}
 		return AppendResult{}, s.storeErr(ctx, "append", err)
 	}
+}
+
+// appended records a committed batch in the run's entry (state, checkpoint schedule), fans
+// its events out and answers it.
+func (s *Server) appended(ent *runEntry, st events.ReducerState, info store.RunInfo, accepted []store.Event, dups int, inline bool) AppendResult {
+	prev := ent.last
+	ent.state, ent.last, ent.valid = st, info.LastLogicalSequence, true
+	switch {
+	case inline:
+		ent.checkpointCount = st.EventCount()
+	case st.EventCount()-ent.checkpointCount >= s.checkpointInterval(ent.checkpointCount):
+		if s.queueCheckpoint(ent.key.org, ent.key.run, st, info.LastLogicalSequence) {
+			ent.checkpointCount = st.EventCount()
+		}
+	}
+	s.fan.publishEvents(ent.key, accepted, prev, time.Now())
+	s.metrics.ingested.Add(float64(len(accepted)))
+	s.metrics.duplicates.Add(float64(dups))
+	return AppendResult{Accepted: len(accepted), Duplicates: dups, LastLogicalSequence: info.LastLogicalSequence, Status: info.Status}
 }
 
 // Checkpoint intervals double with the run: a snapshot holds every event ID and fingerprint

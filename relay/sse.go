@@ -139,6 +139,18 @@ func (f *fanout) reset(sub *subscriber) <-chan struct{} {
 	return sub.overflow
 }
 
+// publishEvents renders a committed batch and publishes it, only when the run has a feed:
+// a batch nobody follows is never rendered. (A subscriber whose feed appears after the check
+// registered after the commit, so its own read from the store finds the batch.)
+func (f *fanout) publishEvents(k runKey, evs []store.Event, prev int64, at time.Time) {
+	f.mu.Lock()
+	fd := f.feeds[k]
+	f.mu.Unlock()
+	if fd != nil {
+		f.publish(k, renderFrames(evs, prev, at))
+	}
+}
+
 // publish offers frames, in order, to every subscriber of k. The caller holds the run's writer
 // lock, so frames of one run are published in commit order.
 func (f *fanout) publish(k runKey, frames []*frame) {
