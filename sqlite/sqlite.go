@@ -243,6 +243,7 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	close(s.w.reqs)
+	close(s.w.bg)
 	s.mu.Unlock()
 	<-s.w.done
 	s.runs.Close()
