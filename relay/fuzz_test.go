@@ -30,6 +30,9 @@ func FuzzAppendBatch(f *testing.F) {
 	f.Add("other", true, ndjson(good[:2]))
 	f.Add("r2", true, ndjson(simpleRun("r2", 2, true)))
 	f.Add("r2", true, ndjson(simpleRun("r2", 3, true)))
+	long := synthLines(f, 150, 5, "long") // ≥ 64 events: the streamed path (stream.go)
+	f.Add("long", true, ndjson(long[:120]))
+	f.Add("long", true, ndjson(long[60:]))
 	f.Add("r3", false, []byte("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["))
 
 	h := newHarness(f, withLimits(relay.Limits{MaxBody: 256 << 10, MaxEvent: 64 << 10, MaxBatch: 200}))
