@@ -92,7 +92,11 @@ func (w *writer) applyStream(ctx context.Context, r *streamReq, now, updateSeq i
 			return store.RunInfo{}, 0, err
 		}
 		info, err := w.writeRun(ctx, r.org, r.runID, &row, p.Status, n, prev, p.Snapshot, now, updateSeq)
-		return info, n, err
+		if err != nil {
+			return store.RunInfo{}, 0, err
+		}
+		w.cacheRun(r.org, r.runID, row, info)
+		return info, n, nil
 	}
 }
 

@@ -109,6 +109,8 @@ type writer struct {
 	env                                                     envStmts
 
 	errs []error // reused per group
+
+	cache runCache // runs rows read or written (runcache.go)
 }
 
 func newWriter(ctx context.Context, s *Store) (*writer, error) {
@@ -118,8 +120,9 @@ func newWriter(ctx context.Context, s *Store) (*writer, error) {
 		// A deep queue lets many callers pile up behind one fsync; the group cap bounds
 		// the work per transaction.
 		reqs: make(chan writeOp, 4*s.opts.MaxGroupRequests),
-		bg:   make(chan writeOp, 16),
-		done: make(chan struct{}),
+		bg:    make(chan writeOp, 16),
+		done:  make(chan struct{}),
+		cache: newRunCache(),
 	}
 	if err := w.conn.QueryRowContext(ctx, `SELECT update_seq, clock FROM store_state WHERE id = 1`).Scan(&w.updateSeq, &w.clock); err != nil {
 		return nil, fmt.Errorf("sqlite: read store state: %w", err)
@@ -369,6 +372,12 @@ func (r *checkpointReq) exec(ctx context.Context, w *writer, g *groupState) erro
 			return err
 		}
 	}
+	if r.chunk < 0 { // the run's checkpoint now covers r.seq
+		if c, ok := w.cache.get(r.org, r.runID); ok {
+			c.snapSeq = r.seq
+			w.cache.put(r.org, r.runID, c)
+		}
+	}
 	g.items++
 	g.wrote = true
 	return nil
@@ -513,6 +522,7 @@ func (w *writer) commitGroup(group []writeOp) {
 	}
 	w.errs = errs
 
+	w.cache.discard(false)
 	// One commit instant for the whole group, never before the previous commit's.
 	wall := w.s.opts.Now().UnixNano()
 	g := groupState{now: max(wall, w.clock), wall: wall, updateSeq: w.updateSeq}
@@ -521,6 +531,7 @@ func (w *writer) commitGroup(group []writeOp) {
 
 	fail := func(err error) {
 		_, _ = w.rollback.ExecContext(bg)
+		w.cache.discard(true)
 		for i := range errs {
 			if errs[i] == nil {
 				errs[i] = err
@@ -588,6 +599,7 @@ func (w *writer) commitGroup(group []writeOp) {
 			// Everyone was refused, left, or changed nothing (a replay, a repeated
 			// receipt): nothing to make durable.
 			_, _ = w.rollback.ExecContext(bg)
+			w.cache.discard(false)
 		default:
 			var err error
 			if g.runs > 0 {
@@ -605,6 +617,7 @@ func (w *writer) commitGroup(group []writeOp) {
 				fail(groupErr)
 			} else {
 				committed = true
+				w.cache.commit()
 				if g.runs > 0 {
 					w.updateSeq, w.clock = g.updateSeq, g.now
 				}
@@ -658,6 +671,7 @@ func (w *writer) apply(ctx context.Context, r *appendReq, now, updateSeq int64) 
 	if _, err := w.insertEvents(ctx, row.id, req.Events, row.last, 0); err != nil {
 		return store.RunInfo{}, err
 	}
+	w.cacheRun(r.org, r.runID, row, info)
 	return info, nil
 }
 
@@ -665,11 +679,20 @@ func (w *writer) apply(ctx context.Context, r *appendReq, now, updateSeq int64) 
 type runRow struct {
 	id, createdAt, count, last int64
 	exists                     bool
+	// snapSeq is the sequence the stored checkpoint covers, when snapKnown (from the cache).
+	snapSeq   int64
+	snapKnown bool
 }
 
 // openRun reads the run's row and makes AppendRun's conflict check against expected. A run
 // that does not exist has last 0 and createdAt now.
 func (w *writer) openRun(ctx context.Context, org, runID string, expected, now int64) (runRow, error) {
+	if c, ok := w.cache.get(org, runID); ok {
+		if c.last != expected {
+			return runRow{}, &store.ConflictError{RunID: runID, Expected: expected, Actual: c.last}
+		}
+		return runRow{id: c.id, createdAt: c.createdAt, count: c.count, last: c.last, exists: true, snapSeq: c.snapSeq, snapKnown: true}, nil
+	}
 	row := runRow{exists: true}
 	err := w.selRun.QueryRowContext(ctx, org, runID).Scan(&row.id, &row.createdAt, &row.count, &row.last)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -706,19 +729,28 @@ func (w *writer) writeRun(ctx context.Context, org, runID string, row *runRow, s
 		}
 		row.id, row.exists = id, true
 	}
-	if snapshot != nil {
+	switch {
+	case snapshot != nil:
 		// A checkpoint covers the batch's last event.
 		if err := w.storeCheckpoint(ctx, row.id, info.LastLogicalSequence, snapshot, 0); err != nil {
 			return store.RunInfo{}, err
 		}
 		info.SnapshotSequence = info.LastLogicalSequence
-		return info, nil
-	}
-	// store.ValidateAppend refuses a first batch without a checkpoint, so one is stored.
-	if err := w.selCheckpoint.QueryRowContext(ctx, row.id).Scan(&info.SnapshotSequence); err != nil {
-		return store.RunInfo{}, fmt.Errorf("sqlite: read checkpoint: %w", err)
+	case row.snapKnown:
+		info.SnapshotSequence = row.snapSeq
+	default:
+		// store.ValidateAppend refuses a first batch without a checkpoint, so one is stored.
+		if err := w.selCheckpoint.QueryRowContext(ctx, row.id).Scan(&info.SnapshotSequence); err != nil {
+			return store.RunInfo{}, fmt.Errorf("sqlite: read checkpoint: %w", err)
+		}
 	}
 	return info, nil
+}
+
+// cacheRun records a run's row after a successful append (see runCache).
+func (w *writer) cacheRun(org, runID string, row runRow, info store.RunInfo) {
+	w.cache.put(org, runID, cachedRun{id: row.id, createdAt: row.createdAt, count: info.EventCount,
+		last: info.LastLogicalSequence, snapSeq: info.SnapshotSequence})
 }
 
 // insertRun inserts a run's row and returns its id.

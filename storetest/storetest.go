@@ -356,16 +356,24 @@ func testPutCheckpoint(t *testing.T, h *harness) {
 			t.Fatalf("%s: checkpoint %s at %d, want %s at %d", c.name, snap, seq, c.wantBytes, c.wantSeq)
 		}
 	}
+	// An append after PutCheckpoint answers the sequence the stored checkpoint now covers.
+	info, err := s.AppendRun(ctx, "o", "r", store.AppendRequest{ExpectedLastLogicalSequence: 7, Events: Batch("r", 8), Status: "running"})
+	if err != nil || info.SnapshotSequence != 7 {
+		t.Fatalf("AppendRun after PutCheckpoint at 7: SnapshotSequence %d, %v; want 7", info.SnapshotSequence, err)
+	}
+	if _, err := s.PutCheckpoint(ctx, "o", "r", 8, Snapshot(8, 7)); err != nil {
+		t.Fatal(err)
+	}
 	// A snapshot of megabytes (a long run's) round-trips byte for byte.
 	big := make([]byte, 0, 3<<20+17)
 	for len(big) < cap(big) {
 		big = append(big, byte('a'+len(big)%23))
 	}
-	if stored, err := s.PutCheckpoint(ctx, "o", "r", 7, big); err != nil || stored {
+	if stored, err := s.PutCheckpoint(ctx, "o", "r", 8, big); err != nil || stored {
 		t.Fatalf("PutCheckpoint at the covered sequence = %v, %v; want obsolete", stored, err)
 	}
-	if _, err := s.AppendRun(ctx, "o", "r", store.AppendRequest{ExpectedLastLogicalSequence: 7, Events: Batch("r", 11), Status: "running"}); err != nil {
-		t.Fatal(err)
+	if info, err := s.AppendRun(ctx, "o", "r", store.AppendRequest{ExpectedLastLogicalSequence: 8, Events: Batch("r", 11), Status: "running"}); err != nil || info.SnapshotSequence != 8 {
+		t.Fatalf("AppendRun after PutCheckpoint at 8: SnapshotSequence %d, %v; want 8", info.SnapshotSequence, err)
 	}
 	if stored, err := s.PutCheckpoint(ctx, "o", "r", 11, big); err != nil || !stored {
 		t.Fatalf("PutCheckpoint of %d bytes = %v, %v", len(big), stored, err)
@@ -374,7 +382,7 @@ func testPutCheckpoint(t *testing.T, h *harness) {
 		t.Fatalf("GetRun after a large checkpoint: %d bytes at %d, %v", len(snap), info.SnapshotSequence, err)
 	}
 	// A batch with its own snapshot still replaces it as before; PutCheckpoint cannot undo that.
-	appendOK(t, s, "o", "r", 11, 7, Batch("r", 12), "running")
+	appendOK(t, s, "o", "r", 11, 8, Batch("r", 12), "running")
 	if stored, err := s.PutCheckpoint(ctx, "o", "r", 11, Snapshot(11, 7)); err != nil || stored {
 		t.Fatalf("PutCheckpoint behind an AppendRun checkpoint = %v, %v", stored, err)
 	}
@@ -384,7 +392,7 @@ func testPutCheckpoint(t *testing.T, h *harness) {
 	s2 := h.open(t, dir)
 	t.Cleanup(func() { _ = s2.Close() })
 	snap, info, err := s2.GetRun(ctx, "o", "r")
-	if err != nil || info.SnapshotSequence != 12 || !bytes.Equal(snap, Snapshot(12, 8)) {
+	if err != nil || info.SnapshotSequence != 12 || !bytes.Equal(snap, Snapshot(12, 9)) {
 		t.Fatalf("after reopen: %s %+v %v", snap, info, err)
 	}
 }
