@@ -50,8 +50,8 @@ func BenchmarkSSELatency(b *testing.B) {
 
 // latencyRun is one run of the latency bench: its events and their production instants.
 type latencyRun struct {
-	id    string
-	lines [][]byte
+	id     string
+	lines  [][]byte
 	sent   []atomic.Int64 // unix nanos when event seq was produced (index seq)
 	posted []atomic.Int64 // unix nanos when the POST carrying event seq was sent
 }

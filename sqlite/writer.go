@@ -119,7 +119,7 @@ func newWriter(ctx context.Context, s *Store) (*writer, error) {
 		conn: s.conn,
 		// A deep queue lets many callers pile up behind one fsync; the group cap bounds
 		// the work per transaction.
-		reqs: make(chan writeOp, 4*s.opts.MaxGroupRequests),
+		reqs:  make(chan writeOp, 4*s.opts.MaxGroupRequests),
 		bg:    make(chan writeOp, 16),
 		done:  make(chan struct{}),
 		cache: newRunCache(),
