@@ -78,6 +78,37 @@ func (s *Server) writeCheckpoint(j checkpointJob) {
 	s.metrics.checkpoints.Inc()
 }
 
+// evicted is the run table's eviction hook: a run leaving the state cache with a due
+// checkpoint that CheckpointMinInterval held back gets it queued now, since its state is
+// about to be forgotten.
+func (s *Server) evicted(ent *runEntry) {
+	if s.checkpointDue(ent) {
+		s.queueCheckpoint(ent.key.org, ent.key.run, ent.state, ent.last)
+	}
+}
+
+// writeDueCheckpoints stores, at Shutdown, the due checkpoints of the cached runs that
+// CheckpointMinInterval held back, until ctx ends.
+func (s *Server) writeDueCheckpoints(ctx context.Context) error {
+	var jobs []checkpointJob
+	s.runs.mu.Lock()
+	for _, ent := range s.runs.entries {
+		// An entry someone holds is being written by a request that outlived Shutdown's
+		// wait; its own batch decides its checkpoint.
+		if ent.refs == 0 && s.checkpointDue(ent) {
+			jobs = append(jobs, checkpointJob{org: ent.key.org, runID: ent.key.run, state: ent.state, seq: ent.last})
+		}
+	}
+	s.runs.mu.Unlock()
+	for _, j := range jobs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s.writeCheckpoint(j)
+	}
+	return nil
+}
+
 // queueCheckpoint offers a checkpoint to the writer goroutine without blocking; it reports
 // whether it was queued.
 func (s *Server) queueCheckpoint(org, runID string, st events.ReducerState, seq int64) bool {

@@ -278,12 +278,13 @@ func (s *Server) Append(ctx context.Context, org, runID string, lines [][]byte) 
 func (s *Server) appended(ent *runEntry, st events.ReducerState, info store.RunInfo, accepted []store.Event, dups int, inline bool) AppendResult {
 	prev := ent.last
 	ent.state, ent.last, ent.valid = st, info.LastLogicalSequence, true
+	now := s.now()
 	switch {
 	case inline:
-		ent.checkpointCount = st.EventCount()
-	case st.EventCount()-ent.checkpointCount >= s.checkpointInterval(ent.checkpointCount):
+		ent.checkpointCount, ent.checkpointAt = st.EventCount(), now
+	case s.checkpointDue(ent) && now.Sub(ent.checkpointAt) >= s.cfg.CheckpointMinInterval:
 		if s.queueCheckpoint(ent.key.org, ent.key.run, st, info.LastLogicalSequence) {
-			ent.checkpointCount = st.EventCount()
+			ent.checkpointCount, ent.checkpointAt = st.EventCount(), now
 		}
 	}
 	s.fan.publishEvents(ent.key, accepted, prev, time.Now())
@@ -299,6 +300,11 @@ func (s *Server) appended(ent *runEntry, st events.ReducerState, info store.RunI
 // most 2n snapshot bytes in all, and a cold load re-reduces at most half of the run. (An
 // interval of an eighth of the run was measured first: its more frequent megabyte snapshots
 // of long runs showed in the SSE latency tail.)
+
+// checkpointDue reports whether the run's cached state is due for a checkpoint.
+func (s *Server) checkpointDue(ent *runEntry) bool {
+	return ent.valid && ent.state.EventCount()-ent.checkpointCount >= s.checkpointInterval(ent.checkpointCount)
+}
 
 // checkpointInterval is how many events after a checkpoint of count events the next is due.
 func (s *Server) checkpointInterval(count int) int {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentwire/agentwire/jsonvalue"
 	"github.com/agentwire/agentwire/relay"
@@ -403,8 +404,9 @@ func TestGapsAndPhases(t *testing.T) {
 	h.checkSnapshot(relay.LocalOrg, run)
 }
 
+// withCheckpointEvery sets CheckpointEvery, with no minimum interval between checkpoints.
 func withCheckpointEvery(k int) harnessOption {
-	return func(c *relay.Config) { c.CheckpointEvery = k }
+	return func(c *relay.Config) { c.CheckpointEvery, c.CheckpointMinInterval = k, -1 }
 }
 
 // TestCheckpoints: the relay stores a checkpoint with a run's first batch and, in the
@@ -531,4 +533,61 @@ func TestLongBatchFirstFault(t *testing.T) {
 		t.Fatalf("%d events stored, want %d", len(got), len(lines))
 	}
 	h.checkSnapshot(relay.LocalOrg, run)
+}
+
+// TestCheckpointMinInterval: a due background checkpoint waits until CheckpointMinInterval
+// has passed since the run's last one, and is then written with the run's next batch; one
+// still held back is queued when the run leaves the state cache, or written at Shutdown.
+func TestCheckpointMinInterval(t *testing.T) {
+	clock := newFakeClock()
+	h := newHarness(t, withClock(clock), func(c *relay.Config) {
+		c.CheckpointEvery, c.CheckpointMinInterval, c.StateCache = 10, time.Minute, 1
+	})
+	ctx := t.Context()
+	covered := func(run string) int64 {
+		t.Helper()
+		if err := h.server.FlushCheckpoints(ctx); err != nil {
+			t.Fatal(err)
+		}
+		_, info, err := h.store.GetRun(ctx, relay.LocalOrg, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.SnapshotSequence
+	}
+	runM, other := simpleRun("run-m", 150, false), simpleRun("other", 150, false)
+	for _, step := range []struct {
+		run     string
+		lines   [][]byte
+		advance time.Duration
+		want    map[string]int64 // run → sequence its checkpoint covers afterwards
+	}{
+		{"run-m", runM[:10], 0, map[string]int64{"run-m": 10}},   // the first batch's own
+		{"run-m", runM[10:20], 0, map[string]int64{"run-m": 10}}, // due, held back
+		{"run-m", runM[20:30], 0, map[string]int64{"run-m": 10}}, // still held back
+		{"run-m", runM[30:40], time.Minute, map[string]int64{"run-m": 40}},
+		{"run-m", runM[40:80], 0, map[string]int64{"run-m": 40}},             // due again, held back
+		{"other", other[:10], 0, map[string]int64{"run-m": 80, "other": 10}}, // run-m evicted
+		{"other", other[10:30], 0, map[string]int64{"other": 10}},
+	} {
+		clock.Advance(step.advance)
+		h.postOK(step.run, step.lines...)
+		for run, want := range step.want {
+			if got := covered(run); got != want {
+				t.Fatalf("after %s's events up to %d: %s's checkpoint covers %d, want %d", step.run,
+					len(step.lines), run, got, want)
+			}
+		}
+	}
+	before := h.checkSnapshot(relay.LocalOrg, "other")
+	if err := h.server.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, info, err := h.store.GetRun(ctx, relay.LocalOrg, "other")
+	if err != nil || info.SnapshotSequence != 30 {
+		t.Fatalf("after Shutdown the held-back checkpoint of other covers %d (%v), want 30", info.SnapshotSequence, err)
+	}
+	if after := h.checkSnapshot(relay.LocalOrg, "other"); !bytes.Equal(before, after) {
+		t.Fatal("a checkpoint changed what a reader gets")
+	}
 }

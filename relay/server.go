@@ -167,6 +167,13 @@ type Config struct {
 	// (GET /v1/runs/{runId}, loading a run's state) re-reduce the stored events after it.
 	// 1 stores a checkpoint with every batch.
 	CheckpointEvery int
+	// CheckpointMinInterval is the least time (by Now) between two background checkpoints of
+	// one run (default 5 s; negative: no minimum). A due checkpoint of a run that had one
+	// more recently is written with the run's first batch after the interval, when the run
+	// leaves the StateCache, or at Shutdown, whichever comes first: a run streaming thousands
+	// of events a second does not write a multi-megabyte snapshot every few seconds of its
+	// burst, which measured as the largest source of the SSE latency tail at 10k events/s.
+	CheckpointMinInterval time.Duration
 	// StoreRecheck is how long an SSE subscriber that got a store notification waits for the
 	// matching in-process frame before it re-reads the store (default 250 ms).
 	StoreRecheck time.Duration
@@ -189,14 +196,16 @@ type Config struct {
 
 // Defaults of [Config].
 const (
-	DefaultHeartbeat       = 15 * time.Second
-	DefaultWriteTimeout    = 30 * time.Second
-	DefaultStateCache      = 256
-	DefaultCheckpoint      = 256
-	DefaultStoreRecheck    = 250 * time.Millisecond
-	DefaultSweepInterval   = time.Minute
-	DefaultBusPingInterval = 30 * time.Second
-	DefaultBusPingTimeout  = 15 * time.Second
+	DefaultHeartbeat    = 15 * time.Second
+	DefaultWriteTimeout = 30 * time.Second
+	DefaultStateCache   = 256
+	DefaultCheckpoint   = 256
+	// DefaultCheckpointMinInterval is Config.CheckpointMinInterval's default.
+	DefaultCheckpointMinInterval = 5 * time.Second
+	DefaultStoreRecheck          = 250 * time.Millisecond
+	DefaultSweepInterval         = time.Minute
+	DefaultBusPingInterval       = 30 * time.Second
+	DefaultBusPingTimeout        = 15 * time.Second
 	// maxConflictRetries bounds how often one request reloads after store conflicts.
 	maxConflictRetries = 16
 )
@@ -250,6 +259,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.CheckpointEvery <= 0 {
 		cfg.CheckpointEvery = DefaultCheckpoint
 	}
+	switch {
+	case cfg.CheckpointMinInterval == 0:
+		cfg.CheckpointMinInterval = DefaultCheckpointMinInterval
+	case cfg.CheckpointMinInterval < 0:
+		cfg.CheckpointMinInterval = 0
+	}
 	if cfg.StoreRecheck <= 0 {
 		cfg.StoreRecheck = DefaultStoreRecheck
 	}
@@ -280,6 +295,7 @@ func New(cfg Config) (*Server, error) {
 		shutdown: make(chan struct{}),
 	}
 	s.handler = s.routes()
+	s.runs.evicted = s.evicted
 	s.startCheckpointer()
 	s.startSweeper()
 	return s, nil
@@ -333,8 +349,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if srv != nil {
 		err = srv.Shutdown(ctx)
 	}
-	// In-flight requests are done: write the checkpoints they queued before the store closes.
-	return errors.Join(err, s.stopCheckpointer(ctx))
+	// In-flight requests are done: write the checkpoints they queued before the store closes,
+	// then the due ones CheckpointMinInterval held back.
+	err = errors.Join(err, s.stopCheckpointer(ctx))
+	return errors.Join(err, s.writeDueCheckpoints(ctx))
 }
 
 // now is the relay's clock (Config.Now).

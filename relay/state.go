@@ -3,6 +3,7 @@ package relay
 import (
 	"container/list"
 	"sync"
+	"time"
 
 	"github.com/agentwire/agentwire/events"
 )
@@ -18,6 +19,9 @@ type runTable struct {
 	entries  map[runKey]*runEntry
 	idle     list.List // *runEntry with refs == 0 and a cached state, most recent first
 	capacity int
+	// evicted, when set, is called with t.mu held for each entry leaving the idle LRU (its
+	// state is valid and nobody holds it); it must not block.
+	evicted func(*runEntry)
 }
 
 type runEntry struct {
@@ -34,6 +38,9 @@ type runEntry struct {
 	// checkpointCount is the event count of the run's stored checkpoint (the events after it
 	// are the ones a reader re-reduces); it decides when the next checkpoint is due.
 	checkpointCount int
+	// checkpointAt is when (Config.Now) this process last stored or queued a checkpoint of
+	// the run; zero for a state loaded from the store.
+	checkpointAt time.Time
 }
 
 func newRunTable(capacity int) *runTable {
@@ -78,5 +85,8 @@ func (t *runTable) release(e *runEntry) {
 		old := t.idle.Remove(t.idle.Back()).(*runEntry)
 		old.elem = nil
 		delete(t.entries, old.key)
+		if t.evicted != nil {
+			t.evicted(old)
+		}
 	}
 }
