@@ -296,6 +296,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.handler = s.routes()
 	s.runs.evicted = s.evicted
+	s.fan.watch = s.watchStore
 	s.startCheckpointer()
 	s.startSweeper()
 	return s, nil

@@ -149,7 +149,7 @@ func TestOverflowDuringReplayIsNotFatal(t *testing.T) {
 		t.Fatal("no overflow signalled")
 	}
 	ovf := f.reset(sub)
-	if got, gap := f.take(sub, nil); len(got) != 0 || gap {
+	if got, gap, _ := f.take(sub, nil); len(got) != 0 || gap {
 		t.Fatalf("queue not emptied: %d frames, gap %v", len(got), gap)
 	}
 	f.publish(k, []*frame{{seq: 4}})
@@ -159,7 +159,7 @@ func TestOverflowDuringReplayIsNotFatal(t *testing.T) {
 	default:
 	}
 	<-sub.wake
-	if got, _ := f.take(sub, nil); len(got) != 1 || got[0].seq != 4 {
+	if got, _, _ := f.take(sub, nil); len(got) != 1 || got[0].seq != 4 {
 		t.Fatalf("got %v", got)
 	}
 	f.unsubscribe(k, sub)
@@ -222,7 +222,7 @@ func TestFeedQueueRule(t *testing.T) {
 					}
 					return
 				}
-				got, gap := f.take(sub, nil)
+				got, gap, _ := f.take(sub, nil)
 				if gap {
 					if !tc.gap {
 						t.Fatal("unexpected gap")

@@ -69,6 +69,10 @@ func isTerminalStatus(s string) bool { return events.RunStatus(s).IsTerminal() }
 type fanout struct {
 	mu    sync.Mutex
 	feeds map[runKey]*feed
+	// watch, when set, follows the store for a new feed (see Server.watchStore): the fanout
+	// calls it with f.mu held when it creates the feed, so the feed's store subscription
+	// exists before its first subscriber reads the store; it must start its own goroutine.
+	watch func(k runKey, fd *feed)
 }
 
 // feedRing is the number of recent frames a feed keeps (a power of two, ≥ the largest queue
@@ -81,6 +85,9 @@ type feed struct {
 	head uint64 // frames ever published to the feed; frame i lives in ring[i%feedRing]
 	tail uint64 // ring entries below tail are cleared (every subscriber is past them)
 	subs map[*subscriber]struct{}
+	// storeClosed: the store's notifications ended (it closed); every subscriber ends.
+	storeClosed bool
+	stop        chan struct{} // closed when the feed's last subscriber leaves
 }
 
 type subscriber struct {
@@ -90,6 +97,7 @@ type subscriber struct {
 	next     uint64        // the position of the next frame to take (feed.mu)
 	overflow chan struct{} // closed (under feed.mu) when the subscriber is dropped
 	dropped  bool
+	recheck  bool // (feed.mu) the store may hold events no local frame brought: read it
 }
 
 func newFanout() *fanout { return &fanout{feeds: make(map[runKey]*feed)} }
@@ -99,14 +107,20 @@ func (f *fanout) subscribe(k runKey, queue int) *subscriber {
 	defer f.mu.Unlock()
 	fd := f.feeds[k]
 	if fd == nil {
-		fd = &feed{subs: make(map[*subscriber]struct{})}
+		fd = &feed{subs: make(map[*subscriber]struct{}), stop: make(chan struct{})}
 		f.feeds[k] = fd
+		if f.watch != nil {
+			f.watch(k, fd)
+		}
 	}
 	fd.mu.Lock()
 	defer fd.mu.Unlock()
 	sub := &subscriber{feed: fd, queue: max(queue, 1), wake: make(chan struct{}, 1),
 		next: fd.head, overflow: make(chan struct{})}
 	fd.subs[sub] = struct{}{}
+	if fd.storeClosed {
+		sub.wake <- struct{}{}
+	}
 	return sub
 }
 
@@ -120,7 +134,66 @@ func (f *fanout) unsubscribe(k runKey, sub *subscriber) {
 	fd.mu.Unlock()
 	if empty && f.feeds[k] == fd {
 		delete(f.feeds, k)
+		close(fd.stop)
 	}
+}
+
+// signal marks every subscriber of the feed with mark (under fd.mu) and wakes it.
+func (fd *feed) signal(mark func(*subscriber)) {
+	fd.mu.Lock()
+	defer fd.mu.Unlock()
+	for sub := range fd.subs {
+		mark(sub)
+		select {
+		case sub.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// published returns how many frames were ever published to the feed.
+func (fd *feed) published() uint64 {
+	fd.mu.Lock()
+	defer fd.mu.Unlock()
+	return fd.head
+}
+
+// watchStore follows the store's change notifications of one feed's run, for all its
+// subscribers at once (one goroutine per followed run, not per subscriber). A notification
+// not followed by a local frame within Config.StoreRecheck means a commit was made elsewhere
+// (another relay on the same store): every subscriber is then told to read the store from
+// its cursor. When the store closes, every subscriber ends. The store subscription is taken
+// here, with the fanout's lock held, before any subscriber of the feed reads the store.
+func (s *Server) watchStore(k runKey, fd *feed) {
+	notify, cancel := s.store.Subscribe(k.org, k.run)
+	go func() {
+		defer cancel()
+		var recheck <-chan time.Time
+		var headAtNotify uint64
+		for {
+			select {
+			case <-fd.stop:
+				return
+			case _, ok := <-notify:
+				if !ok {
+					fd.mu.Lock()
+					fd.storeClosed = true
+					fd.mu.Unlock()
+					fd.signal(func(*subscriber) {})
+					return
+				}
+				if recheck == nil {
+					recheck = time.After(s.cfg.StoreRecheck)
+					headAtNotify = fd.published()
+				}
+			case <-recheck:
+				recheck = nil
+				if fd.published() == headAtNotify {
+					fd.signal(func(sub *subscriber) { sub.recheck = true })
+				}
+			}
+		}
+	}()
 }
 
 // reset re-arms a dropped subscriber (used while it still replays from the store, where
@@ -202,18 +275,25 @@ func (f *fanout) publish(k runKey, frames []*frame) {
 const maxTake = 256
 
 // take appends the frames waiting for sub to dst, at most maxTake (the subscriber is woken
-// again when more wait). gap reports that frames it had not taken left the ring: the caller
-// reads the store from its cursor.
-func (f *fanout) take(sub *subscriber, dst []*frame) (_ []*frame, gap bool) {
+// again when more wait). gap reports that frames it had not taken left the ring, or that the
+// store may hold events no local frame brought (watchStore): the caller reads the store from
+// its cursor. closed reports that the store closed: the subscriber ends.
+func (f *fanout) take(sub *subscriber, dst []*frame) (_ []*frame, gap, closed bool) {
 	fd := sub.feed
 	fd.mu.Lock()
 	defer fd.mu.Unlock()
+	if fd.storeClosed {
+		return dst, false, true
+	}
 	if sub.dropped {
-		return dst, false
+		return dst, false, false
+	}
+	if sub.recheck {
+		sub.recheck, gap = false, true
 	}
 	if fd.head-sub.next > feedRing {
 		sub.next = fd.head
-		return dst, true
+		return dst, true, false
 	}
 	end := min(fd.head, sub.next+maxTake)
 	for i := sub.next; i < end; i++ {
@@ -226,7 +306,7 @@ func (f *fanout) take(sub *subscriber, dst []*frame) (_ []*frame, gap bool) {
 		default:
 		}
 	}
-	return dst, false
+	return dst, gap, false
 }
 
 // replayPage is how many stored events one store read returns while replaying.
@@ -339,8 +419,6 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *Princip
 	// Subscribe before the first read, so nothing committed after it is missed.
 	sub := s.fan.subscribe(key, s.limits.SubscriberQueue)
 	defer s.fan.unsubscribe(key, sub)
-	notify, cancelNotify := s.store.Subscribe(p.Org, runID)
-	defer cancelNotify()
 	var ovf <-chan struct{} = sub.overflow
 
 	// Read from one before the cursor: the event at the cursor, if any, tells whether the
@@ -404,8 +482,6 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *Princip
 
 	hb := time.NewTicker(s.cfg.Heartbeat)
 	defer hb.Stop()
-	var recheck <-chan time.Time
-	seen, seenAtNotify := 0, 0
 	for !ended() {
 		select {
 		case <-ovf:
@@ -424,9 +500,13 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *Princip
 			s.slowConsumer(ctx, c, runID)
 			return
 		case <-sub.wake:
-			var gap bool
-			c.take, gap = s.fan.take(sub, c.take[:0])
-			seen += len(c.take)
+			var gap, closed bool
+			c.take, gap, closed = s.fan.take(sub, c.take[:0])
+			if closed {
+				c.comment("agentwire: store closed; last delivered id: " + strconv.FormatInt(c.cursor, 10))
+				_ = c.flush()
+				return
+			}
 			for _, f := range c.take {
 				if !c.live(f) {
 					gap = true
@@ -441,24 +521,6 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *Princip
 				return
 			}
 			if gap && !ended() {
-				if err := c.catchUp(ctx, p.Org, runID); err != nil {
-					return
-				}
-			}
-		case _, ok := <-notify:
-			if !ok {
-				c.comment("agentwire: store closed; last delivered id: " + strconv.FormatInt(c.cursor, 10))
-				_ = c.flush()
-				return
-			}
-			if recheck == nil {
-				recheck = time.After(s.cfg.StoreRecheck)
-				seenAtNotify = seen
-			}
-		case <-recheck:
-			recheck = nil
-			if seen == seenAtNotify {
-				// Notified, yet no local frame came: the commit was made elsewhere.
 				if err := c.catchUp(ctx, p.Org, runID); err != nil {
 					return
 				}

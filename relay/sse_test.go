@@ -284,3 +284,43 @@ func TestSSEIsNotChunked(t *testing.T) {
 		t.Fatalf("%d frames, %v", n, err)
 	}
 }
+
+// A live subscriber ends, naming its last delivered id, when the store closes under it.
+func TestSSEStoreClosed(t *testing.T) {
+	h := newHarness(t)
+	const run = "closing"
+	lines := simpleRun(run, 3, false)
+	h.postOK(run, lines...)
+	comments := make(chan string, 1)
+	caughtUp := make(chan struct{})
+	go func() {
+		_ = h.client.Stream(context.Background(), run, relay.StreamOptions{Follow: true}, func(f relay.SSEFrame) error {
+			if f.Comment != "" {
+				comments <- f.Comment
+				return errDoneTest
+			}
+			if f.ID == strconv.Itoa(len(lines)) {
+				close(caughtUp)
+			}
+			return nil
+		})
+	}()
+	select {
+	case <-caughtUp:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the subscriber never caught up")
+	}
+	if err := h.store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case c := <-comments:
+		if want := "agentwire: store closed; last delivered id: " + strconv.Itoa(len(lines)); c != want {
+			t.Fatalf("comment %q, want %q", c, want)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the stream did not end when the store closed")
+	}
+}
+
+var errDoneTest = errors.New("done")
