@@ -38,6 +38,7 @@ type serveOptions struct {
 	logLevel  string
 	busPing   time.Duration
 	busPong   time.Duration
+	ckptMin   time.Duration
 }
 
 // serveEnv maps each flag to its environment variable; an explicitly given flag wins.
@@ -54,6 +55,8 @@ var serveEnv = map[string]string{
 	"log-level":  "AGENTWIRE_LOG_LEVEL",
 	"bus-ping":   "AGENTWIRE_BUS_PING",
 	"bus-pong":   "AGENTWIRE_BUS_PONG",
+	// The least time between two background checkpoints of one run.
+	"checkpoint-interval": "AGENTWIRE_CHECKPOINT_INTERVAL",
 }
 
 func newServeCmd() *cobra.Command {
@@ -90,6 +93,7 @@ a flag given on the command line wins. SIGINT or SIGTERM stops it gracefully.`,
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.DurationVar(&o.busPing, "bus-ping", relay.DefaultBusPingInterval, "how often each bus WebSocket is pinged (0 or negative: never)")
 	f.DurationVar(&o.busPong, "bus-pong", relay.DefaultBusPingTimeout, "how long a bus ping waits for its pong before the socket is closed (0: the default)")
+	f.DurationVar(&o.ckptMin, "checkpoint-interval", relay.DefaultCheckpointMinInterval, "least time between two background checkpoints of one run (0 or negative: no minimum)")
 	return cmd
 }
 
@@ -199,7 +203,9 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 		Metrics: metrics,
 		// relay.Config: 0 means the default, a negative interval no pings.
 		BusPingInterval: pingInterval(o.busPing),
-		BusPingTimeout:  o.busPong,
+		// 0 or less on the command line means no minimum (in relay.Config 0 is the default).
+		CheckpointMinInterval: pingInterval(o.ckptMin),
+		BusPingTimeout:        o.busPong,
 	})
 	if err != nil {
 		_ = st.Close()
@@ -240,8 +246,9 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 	return nil
 }
 
-// pingInterval maps the --bus-ping flag to relay.Config.BusPingInterval, where 0 means the
-// default: on the command line 0 (or less) turns the pings off.
+// pingInterval maps a duration flag where 0 (or less) means "off" (--bus-ping,
+// --checkpoint-interval) to the relay.Config field, where 0 means the default and negative
+// means off.
 func pingInterval(d time.Duration) time.Duration {
 	if d <= 0 {
 		return -1

@@ -66,6 +66,7 @@ func TestServeDefaults(t *testing.T) {
 	for name, want := range map[string]string{
 		"addr": "127.0.0.1:7420", "data": "./agentwire-data", "store": "sqlite", "max-body": "4MiB",
 		"max-event": "1MiB", "max-batch": "10000", "log-format": "text", "bus-ping": "30s", "bus-pong": "15s",
+		"checkpoint-interval": "5s",
 	} {
 		if got := f.Lookup(name).DefValue; got != want {
 			t.Errorf("--%s default %q, want %q", name, got, want)

@@ -63,7 +63,10 @@ var urlRE = regexp.MustCompile(`http://[0-9.:\[\]]+`)
 
 func startChild(t *testing.T, bin, dataDir string) *child {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", dataDir, "--log-format", "json", "--log-level", "warn")
+	// No minimum interval between checkpoints: runs get their mid-run checkpoints within the
+	// test's seconds, so kills land on them too.
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", dataDir, "--log-format", "json", "--log-level", "warn",
+		"--checkpoint-interval", "0")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +161,13 @@ func plan(client, k int, rng *rand.Rand) (*runPlan, error) {
 		p.stored = append(p.stored, ev.AppendJSON(nil))
 	}
 	for end := 0; end < len(p.lines); {
-		end = min(end+1+rng.IntN(16), len(p.lines))
+		// One batch in six is long enough for the relay to stream it into the store (64+
+		// events, parsed while the writer inserts): a kill can cut a stream half-inserted.
+		size := 1 + rng.IntN(16)
+		if rng.IntN(6) == 0 {
+			size = 64 + rng.IntN(100)
+		}
+		end = min(end+size, len(p.lines))
 		p.batches = append(p.batches, end)
 	}
 	return p, nil
