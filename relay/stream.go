@@ -3,6 +3,8 @@ package relay
 import (
 	"context"
 	"errors"
+	"runtime"
+	"sync/atomic"
 
 	"github.com/agentwire/agentwire/events"
 	"github.com/agentwire/agentwire/store"
@@ -10,10 +12,10 @@ import (
 
 // A single writer's long batch costs two serial stretches: parsing and reducing it (about
 // 5 µs per event, spread over the CPUs) and the store inserting it (about 7 µs per event in
-// SQLite, on the writer goroutine). With a [store.StreamAppender] they overlap: one goroutine
-// parses and reduces the batch part by part and hands each part to the store while it is
-// still inserting the previous one. The parts start small, so the store starts early, and
-// grow to amortize the hand-offs.
+// SQLite, on the writer goroutine). With a [store.StreamAppender] they overlap: the parts of
+// the batch are parsed on every CPU (parsing), one goroutine reduces them in order and hands
+// each part to the store while it is still inserting the previous one. The parts start small,
+// so the store starts early, and grow to amortize the hand-offs.
 
 // streamMin is the batch length from which Append streams a batch into a StreamAppender.
 const streamMin = 64
@@ -104,12 +106,13 @@ func (s *Server) feedStream(ent *runEntry, lines [][]byte, parts chan<- store.Ap
 			return false
 		}
 	}
+	pp := newParsing(s, lines, ent.key.run)
+	defer pp.quit.Store(true)
 	o.st = ent.state
 	o.accepted = make([]store.Event, 0, len(lines))
 	sent := 0
-	for lo, k := 0, 0; lo < len(lines); k++ {
-		hi := min(lo+streamPart(k), len(lines))
-		b := s.parseRange(lines[lo:hi], lo, ent.key.run)
+	for k := range pp.parts {
+		b, lo, hi := pp.wait(k), pp.parts[k].lo, pp.parts[k].hi
 		for i, ev := range b.events {
 			next, err := events.Reduce(o.st, ev)
 			if err != nil {
@@ -154,4 +157,70 @@ func (s *Server) feedStream(ent *runEntry, lines [][]byte, parts chan<- store.Ap
 	}
 	send(end)
 	return o
+}
+
+// parsing parses the parts of a streamed batch ahead of the reduction, on every CPU: helper
+// goroutines and the feeding goroutine itself claim the parts in order, so the first parts
+// (small, for the store to start early) are ready first.
+type parsing struct {
+	s     *Server
+	lines [][]byte
+	runID string
+	parts []parsedPart
+	claim atomic.Int64 // parts claimed so far
+	quit  atomic.Bool  // the feeder has stopped: claim nothing more
+}
+
+// parsedPart is lines[lo:hi], parsed once ready is closed.
+type parsedPart struct {
+	lo, hi int
+	b      batch
+	ready  chan struct{}
+}
+
+func newParsing(s *Server, lines [][]byte, runID string) *parsing {
+	p := &parsing{s: s, lines: lines, runID: runID}
+	for lo, k := 0, 0; lo < len(lines); k++ {
+		hi := min(lo+streamPart(k), len(lines))
+		p.parts = append(p.parts, parsedPart{lo: lo, hi: hi, ready: make(chan struct{})})
+		lo = hi
+	}
+	for range min(runtime.GOMAXPROCS(0), len(p.parts)) - 1 {
+		go func() {
+			for p.parseNext() {
+			}
+		}()
+	}
+	return p
+}
+
+// parseNext claims and parses the next unclaimed part; false when none is left.
+func (p *parsing) parseNext() bool {
+	if p.quit.Load() {
+		return false
+	}
+	k := int(p.claim.Add(1)) - 1
+	if k >= len(p.parts) {
+		return false
+	}
+	pt := &p.parts[k]
+	pt.b = p.s.parseRange(p.lines[pt.lo:pt.hi], pt.lo, p.runID)
+	close(pt.ready)
+	return true
+}
+
+// wait returns part k parsed, parsing unclaimed parts itself while it is not ready.
+func (p *parsing) wait(k int) batch {
+	pt := &p.parts[k]
+	for {
+		select {
+		case <-pt.ready:
+			return pt.b
+		default:
+		}
+		if !p.parseNext() {
+			<-pt.ready
+			return pt.b
+		}
+	}
 }

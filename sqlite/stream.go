@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
-	"time"
 
 	"github.com/agentwire/agentwire/store"
 )
@@ -100,28 +98,11 @@ func (w *writer) applyStream(ctx context.Context, r *streamReq, now, updateSeq i
 	}
 }
 
-// streamSpin is how long the writer polls for a stream's next part before it blocks. A
-// caller produces the parts of a batch a few hundred microseconds apart; a writer that
-// blocked in between would be woken through the scheduler each time (an idle thread woken on
-// another core), which measured slower than the part itself on a small VM. Polling yields
-// the processor on every turn, so the caller producing the part is never kept from running.
-const streamSpin = 2 * time.Millisecond
-
 // next receives the stream's next part: ok is false when the channel was closed, err is the
-// caller's context error.
+// caller's context error. (Polling for a while before blocking was measured: it helped while
+// the caller parsed on one core, and hurt once the caller parsed on every core, since the
+// polling writer kept one of them.)
 func (r *streamReq) next() (p store.AppendPart, ok bool, err error) {
-	deadline := time.Now().Add(streamSpin)
-	for time.Now().Before(deadline) {
-		select {
-		case p, ok = <-r.s.Parts:
-			return p, ok, nil
-		default:
-		}
-		if err := r.ctx.Err(); err != nil {
-			return p, false, err
-		}
-		runtime.Gosched()
-	}
 	select {
 	case p, ok = <-r.s.Parts:
 		return p, ok, nil
