@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/agentwire/agentwire/events"
@@ -107,7 +108,7 @@ func (s *Server) feedStream(ent *runEntry, lines [][]byte, parts chan<- store.Ap
 		}
 	}
 	pp := newParsing(s, lines, ent.key.run)
-	defer pp.quit.Store(true)
+	defer pp.stop()
 	o.st = ent.state
 	o.accepted = make([]store.Event, 0, len(lines))
 	sent := 0
@@ -169,6 +170,7 @@ type parsing struct {
 	parts []parsedPart
 	claim atomic.Int64 // parts claimed so far
 	quit  atomic.Bool  // the feeder has stopped: claim nothing more
+	wg    sync.WaitGroup
 }
 
 // parsedPart is lines[lo:hi], parsed once ready is closed.
@@ -186,12 +188,19 @@ func newParsing(s *Server, lines [][]byte, runID string) *parsing {
 		lo = hi
 	}
 	for range min(runtime.GOMAXPROCS(0), len(p.parts)) - 1 {
-		go func() {
+		p.wg.Go(func() {
 			for p.parseNext() {
 			}
-		}()
+		})
 	}
 	return p
+}
+
+// stop makes the helpers claim nothing more and waits for the part each may still be parsing:
+// once it returns nobody reads the request's lines (Append's caller owns them again).
+func (p *parsing) stop() {
+	p.quit.Store(true)
+	p.wg.Wait()
 }
 
 // parseNext claims and parses the next unclaimed part; false when none is left.
