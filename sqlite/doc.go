@@ -27,6 +27,14 @@
 // every caller of that group gets the error: none of them is acknowledged. Callers are
 // answered only after COMMIT has returned.
 //
+// AppendRunStream ([store.StreamAppender]) is one op of a group like AppendRun, except that
+// it inserts each part of its batch as the caller delivers it, so the caller's parsing and
+// the inserts overlap; the ops queued behind it wait until its End part. Checkpoint writes
+// (PutCheckpoint, in CheckpointChunk pieces) go on a background lane: each runs alone in a
+// group, only when no other write waits or once the lane has waited 20 ms, so an append never
+// queues behind megabytes of snapshot. The writer keeps the runs rows it has read or written
+// (runCache): an append to a known run does not read its row or checkpoint sequence again.
+//
 // # Sequences
 //
 // What must be assigned is assigned inside the write transaction, from counters stored in the
