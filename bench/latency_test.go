@@ -63,7 +63,7 @@ func benchLatency(b *testing.B, runs, subscribers, rate int) {
 	defer ts.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	tr := &http.Transport{MaxIdleConnsPerHost: runs*subscribers + runs + 4, ReadBufferSize: 64 << 10}
+	tr := &http.Transport{MaxIdleConnsPerHost: runs*subscribers + runs + 4, ReadBufferSize: 64 << 10, WriteBufferSize: 64 << 10}
 	defer tr.CloseIdleConnections()
 	client := &relay.Client{BaseURL: ts.URL, HTTP: &http.Client{Transport: tr}}
 

@@ -51,7 +51,11 @@ func (c *clientFlags) client() (*relay.Client, error) {
 	if tok == "" {
 		tok = os.Getenv("AGENTWIRE_TOKEN")
 	}
-	return &relay.Client{BaseURL: u, Token: tok, HTTP: &http.Client{}}, nil
+	// A 64 KiB write buffer sends a batch of up to megabytes in 64 KiB writes instead of the
+	// default 4 KiB ones.
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.WriteBufferSize = 64 << 10
+	return &relay.Client{BaseURL: u, Token: tok, HTTP: &http.Client{Transport: tr}}, nil
 }
 
 // relayFailure reports an error that is neither a usage error nor a per-line refusal: the relay
