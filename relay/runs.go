@@ -168,8 +168,14 @@ func (s *Server) refuse(w http.ResponseWriter, e *Error) {
 // A long batch (streamMin events or more) on a store that is a [store.StreamAppender] is
 // parsed, reduced and stored in parts that overlap (stream.go); the answer is the same.
 func (s *Server) Append(ctx context.Context, org, runID string, lines [][]byte) (AppendResult, *Error) {
+	// Streaming pays when this is the only batch being appended: the store's writer then
+	// waits for nothing but this batch's parts. With others in flight, group commit already
+	// overlaps their parsing with the writer's inserts, and a stream would hold the writer
+	// while its parts are parsed on CPUs the other requests share.
+	alone := s.appending.Add(1) == 1
+	defer s.appending.Add(-1)
 	sa, streams := s.store.(store.StreamAppender)
-	streams = streams && len(lines) >= streamMin
+	streams = streams && alone && len(lines) >= streamMin
 	var b batch
 	if !streams {
 		if b = s.parseBatch(lines, runID); len(b.events) == 0 {

@@ -130,6 +130,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentwire/agentwire/store"
@@ -222,9 +223,11 @@ type Server struct {
 
 	handler http.Handler
 	runs    *runTable
-	fan     *fanout
-	notify  *notifyLane
-	bus     *busLane
+	// appending counts the Append calls in progress (stream.go streams a batch only alone).
+	appending atomic.Int32
+	fan       *fanout
+	notify    *notifyLane
+	bus       *busLane
 
 	shutdownOnce sync.Once
 	shutdown     chan struct{} // closed when Shutdown starts: SSE streams end cleanly
