@@ -19,6 +19,7 @@ type Metrics struct {
 
 	requests         *prometheus.CounterVec
 	ingested         prometheus.Counter
+	streamed         prometheus.Counter
 	duplicates       prometheus.Counter
 	refusals         *prometheus.CounterVec
 	conflicts        prometheus.Counter
@@ -52,6 +53,10 @@ func NewMetrics() *Metrics {
 		ingested: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "agentwire_run_events_ingested_total",
 			Help: "Run events stored (validated, reduced and durably committed).",
+		}),
+		streamed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "agentwire_run_batches_streamed_total",
+			Help: "Run batches stored through the streamed path (parsed and reduced while the store inserted them).",
 		}),
 		duplicates: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "agentwire_run_event_duplicates_total",
@@ -123,7 +128,7 @@ func NewMetrics() *Metrics {
 	})
 	reg.MustRegister(m.checkpoints, m.checkpointErrors)
 	reg.MustRegister(m.envelopes, m.messages, m.busSockets, m.receipts, m.sweeps)
-	reg.MustRegister(m.requests, m.ingested, m.duplicates, m.refusals, m.conflicts, m.subscribers,
+	reg.MustRegister(m.requests, m.ingested, m.streamed, m.duplicates, m.refusals, m.conflicts, m.subscribers,
 		m.slowDisconnects, m.fanoutLag, m.commit, m.commitEvents, m.commitErrors,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

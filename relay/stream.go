@@ -68,6 +68,7 @@ func (s *Server) appendStreamed(ctx, storeCtx context.Context, sa store.StreamAp
 	o := <-out
 	switch {
 	case err == nil:
+		s.metrics.streamed.Inc()
 		return s.appended(ent, o.st, info, o.accepted, o.dups, o.inline), nil, true
 	case errors.Is(err, errStreamRefused):
 		if !fresh {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"regexp"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -322,6 +324,7 @@ func TestCrashRecovery(t *testing.T) {
 	}
 
 	start := time.Now()
+	streamed := 0.0 // batches the children stored through the streamed path
 	pause.Lock()
 	paused = true
 	for round := 1; round <= kills; round++ {
@@ -335,6 +338,7 @@ func TestCrashRecovery(t *testing.T) {
 		paused = false
 		pause.Unlock()
 		time.Sleep(time.Duration(100+rng.IntN(500)) * time.Millisecond)
+		streamed += scrapeCounter(t, c.url, "agentwire_run_batches_streamed_total")
 		if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
@@ -361,6 +365,7 @@ func TestCrashRecovery(t *testing.T) {
 		t.Fatal("clients did not finish")
 	}
 	n = verify(kills+2, c.url)
+	streamed += scrapeCounter(t, c.url, "agentwire_run_batches_streamed_total")
 	runs := tr.snapshot()
 	if want := len(runs) * eventsPerRun; n != want {
 		t.Fatalf("final: %d events stored in %d runs, want %d", n, len(runs), want)
@@ -387,6 +392,32 @@ func TestCrashRecovery(t *testing.T) {
 	if failures.Load() == 0 {
 		t.Error("no request was ever cut by a kill: the kills missed the ingest")
 	}
+	t.Logf("%.0f batches went through the streamed path", streamed)
+	if streamed == 0 {
+		t.Error("no batch went through the streamed path: the kills never met it")
+	}
+}
+
+// scrapeCounter reads one counter from the relay's /metrics (0 when it cannot be read: a
+// scrape racing the kill must not fail the test).
+func scrapeCounter(t *testing.T, base, name string) float64 {
+	t.Helper()
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			f, _ := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return f
+		}
+	}
+	return 0
 }
 
 // checkCheckpoints opens the stopped relay's database and checks every run's stored checkpoint
