@@ -86,13 +86,18 @@ func TestAuthRefusals(t *testing.T) {
 		{"no token", "GET", "/v1/runs", "", nil, "A bearer token is required."},
 		{"bad token", "GET", "/v1/runs", "nope", nil, "The bearer token is not valid."},
 		{"basic scheme", "GET", "/v1/runs", "", map[string]string{"Authorization": "Basic eDp5"}, "A bearer token is required."},
+		// A token that lacks the route's right is 403 forbidden on every lane (relay.md §2).
 		{"reader cannot write", "POST", "/v1/runs/r/events", "reader", map[string]string{"Content-Type": relay.MediaNDJSON}, "The token does not grant the right runs.write."},
 		{"writer cannot read", "GET", "/v1/runs/r", "writer", nil, "The token does not grant the right runs.read."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, hdr, body := h.do(tc.method, tc.path, tc.token, tc.header, ndjson(lines))
 			e := errorBody(t, code, body)
-			if code != 401 || e.Code != relay.CodeUnauthorized || e.Message != tc.msg || !strings.HasPrefix(hdr.Get("WWW-Authenticate"), "Bearer") {
+			wantCode, wantStatus := relay.CodeUnauthorized, 401
+			if strings.HasPrefix(tc.msg, "The token does not grant") {
+				wantCode, wantStatus = relay.CodeForbidden, 403
+			}
+			if code != wantStatus || e.Code != wantCode || e.Message != tc.msg || (code == 401) != strings.HasPrefix(hdr.Get("WWW-Authenticate"), "Bearer") {
 				t.Fatalf("%d %v %s", code, hdr, body)
 			}
 		})

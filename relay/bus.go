@@ -513,27 +513,6 @@ func writeBusError(w http.ResponseWriter, e *BusError) {
 	_, _ = w.Write(e.body())
 }
 
-// handleBus registers an authenticated bus route (right bus.relay) whose errors are hive
-// bodies: a missing or unknown token is 401 unauthorized, a token without the right 403
-// forbidden_right (hive.md §5.2).
-func (s *Server) handleBus(mux *http.ServeMux, pattern string, h func(http.ResponseWriter, *http.Request, *Principal)) {
-	mux.Handle(pattern, s.instrument(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := LocalPrincipal()
-		if s.auth != nil {
-			var e *Error
-			if p, e = s.auth.authenticate(r); e != nil {
-				writeBusError(w, newBusError(hive.HiveErrorCodeUnauthorized, "", "", e.Message))
-				return
-			}
-		}
-		if !p.Has(RightBusRelay) {
-			writeBusError(w, newBusError(hive.HiveErrorCodeForbiddenRight, "", "", "The token does not grant the right bus.relay."))
-			return
-		}
-		h(w, r, p)
-	})))
-}
-
 // Auth lookups of the bus lane.
 
 // orgHasInstance reports whether instance is an instance of org: a token of the auth file, or

@@ -192,7 +192,7 @@ func TestBusStateAfterRestart(t *testing.T) {
 	// from an agent it never announced is not.
 	receipt := func(token, by string) int {
 		t.Helper()
-		code, _, _ := h.do("POST", "/v1/messages/"+url.PathEscape(stored.GID)+"/receipts", token, nil,
+		code, _, _ := h.do("POST", "/v1/messages/"+url.PathEscape(stored.GID)+"/receipts", token, jsonType,
 			[]byte(`{"gid":"`+stored.GID+`","by":"`+by+`","state":"delivered"}`))
 		return code
 	}

@@ -177,7 +177,7 @@ func (s *Server) handleBusPoll(w http.ResponseWriter, r *http.Request, p *Princi
 	for _, name := range names {
 		v := vals[name]
 		if name != "cursor" {
-			bad(name, "unknown query parameter "+name)
+			bad(clip(name), "unknown query parameter "+clip(name))
 			return
 		}
 		if len(v) != 1 {

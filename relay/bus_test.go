@@ -112,7 +112,7 @@ func TestBusHelloAndFrameRules(t *testing.T) {
 		t.Fatalf("no token: %d %s", code, body)
 	}
 	code, _, body = h.do("GET", "/v1/bus", tokNo, nil, nil)
-	if code != 403 || string(body) != "{\"error\":{\"code\":\"forbidden_right\",\"message\":\"The token does not grant the right bus.relay.\"}}\n" {
+	if code != 403 || string(body) != "{\"error\":{\"code\":\"forbidden_right\",\"message\":\"The token does not grant the right bus.relay.\",\"field\":\"rights\"}}\n" {
 		t.Fatalf("no right: %d %s", code, body)
 	}
 }
@@ -258,7 +258,7 @@ func TestBusNetworksNeverBridged(t *testing.T) {
 		t.Fatalf("thread %q", got)
 	}
 	// HTTP receipt from globex for acme's gid: the same 404.
-	code, _, body = h.do("POST", "/v1/messages/"+url.PathEscape(q.GID)+"/receipts", tokG1, nil,
+	code, _, body = h.do("POST", "/v1/messages/"+url.PathEscape(q.GID)+"/receipts", tokG1, jsonType,
 		[]byte(`{"gid":"`+q.GID+`","by":"gx","state":"read"}`))
 	if code != 404 || string(body) != "{\"error\":{\"code\":\"not_found\",\"message\":\"gid names no message\",\"field\":\"gid\"}}\n" {
 		t.Fatalf("HTTP foreign receipt: %d %s", code, body)
@@ -459,7 +459,7 @@ func TestBusReceiptsHTTP(t *testing.T) {
 	q := a1.expectStored()
 	a2.expectDeliver()
 	post := func(token, gid, body string) (int, []byte) {
-		code, _, resp := h.do("POST", "/v1/messages/"+url.PathEscape(gid)+"/receipts", token, nil, []byte(body))
+		code, _, resp := h.do("POST", "/v1/messages/"+url.PathEscape(gid)+"/receipts", token, jsonType, []byte(body))
 		return code, resp
 	}
 	if code, body := post(tokA2, q.GID, `{"gid":"`+q.GID+`","by":"codex-85","state":"delivered"}`); code != 204 {
@@ -563,10 +563,10 @@ func TestBusRetentionAndQuestionTasks(t *testing.T) {
 	if code != 200 || string(body) != want {
 		t.Fatalf("admin list: %d %s\nwant %s", code, body, want)
 	}
-	if code, _, _ := h.do("GET", "/v1/admin/task-proposals", tokA2, nil, nil); code != 401 {
+	if code, _, _ := h.do("GET", "/v1/admin/task-proposals", tokA2, nil, nil); code != 403 {
 		t.Fatalf("admin without right: %d", code)
 	}
-	if code, _, body := h.do("GET", "/v1/admin/task-proposals", tokG1, nil, nil); code != 401 || strings.Contains(string(body), ts.GID) {
+	if code, _, body := h.do("GET", "/v1/admin/task-proposals", tokG1, nil, nil); code != 403 || strings.Contains(string(body), ts.GID) {
 		t.Fatalf("other org: %d %s", code, body)
 	}
 

@@ -94,9 +94,15 @@ type follow struct {
 
 // handleBusSocket serves GET /v1/bus.
 func (s *Server) handleBusSocket(w http.ResponseWriter, r *http.Request, p *Principal) {
+	if e := checkUpgrade(w, r); e != nil {
+		writeBusError(w, busFromRelay(e))
+		return
+	}
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Time{}) // a socket is long-lived; it bounds its own writes
 	_ = rc.SetWriteDeadline(time.Time{})
+	// The Origin rule ran in the screen (guard.go): loopback origins of any port, the relay's
+	// own and the listed ones, which the library's same-host check cannot express.
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		return // Accept answered the handshake failure

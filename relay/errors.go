@@ -13,6 +13,7 @@ import (
 const (
 	CodeInvalidRequest       = "invalid_request"        // 400
 	CodeUnauthorized         = "unauthorized"           // 401
+	CodeForbidden            = "forbidden"              // 403
 	CodeNotFound             = "not_found"              // 404
 	CodeConflict             = "conflict"               // 409
 	CodePayloadTooLarge      = "payload_too_large"      // 413
@@ -26,6 +27,7 @@ const (
 var codeStatus = map[string]int{
 	CodeInvalidRequest:       http.StatusBadRequest,
 	CodeUnauthorized:         http.StatusUnauthorized,
+	CodeForbidden:            http.StatusForbidden,
 	CodeNotFound:             http.StatusNotFound,
 	CodeConflict:             http.StatusConflict,
 	CodePayloadTooLarge:      http.StatusRequestEntityTooLarge,
@@ -130,6 +132,13 @@ func newError(code, format string, args ...any) *Error {
 // withIndex sets the body's `index`.
 func (e *Error) withIndex(i int) *Error {
 	e.Index, e.HasIndex = i, true
+	return e
+}
+
+// withStatus sets the HTTP status where a code travels with another one than its own (405,
+// 426, 431 have no code of their own in relay.md §2: they carry invalid_request).
+func (e *Error) withStatus(status int) *Error {
+	e.Status = status
 	return e
 }
 

@@ -80,6 +80,9 @@ func newHarnessOn(t testing.TB, dir string, st *sqlite.Store, opts ...harnessOpt
 	return h
 }
 
+// jsonType is the header of a request whose body is one JSON document.
+var jsonType = map[string]string{"Content-Type": relay.MediaJSON}
+
 // do sends one request and returns status, headers and body.
 func (h *harness) do(method, path, token string, header map[string]string, body []byte) (int, http.Header, []byte) {
 	h.t.Helper()
@@ -88,6 +91,10 @@ func (h *harness) do(method, path, token string, header map[string]string, body 
 		h.t.Fatal(err)
 	}
 	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
 		req.Header.Set(k, v)
 	}
 	if token != "" {

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"mime"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -26,6 +24,10 @@ type Limits struct {
 	SubscriberQueue int
 	// ReadTimeout bounds reading one request (default 30 s).
 	ReadTimeout time.Duration
+	// MaxHeaderBytes bounds the request line and headers of one request (default 512 KiB);
+	// more answers 431 in the error body. [Server.Serve] lets net/http read up to twice as
+	// much before it cuts the connection itself.
+	MaxHeaderBytes int
 }
 
 // Defaults of relay.md §3.
@@ -61,6 +63,9 @@ func (l Limits) withDefaults() Limits {
 	if l.ReadTimeout <= 0 {
 		l.ReadTimeout = DefaultReadTimeout
 	}
+	if l.MaxHeaderBytes <= 0 {
+		l.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
 	return l
 }
 
@@ -70,30 +75,6 @@ const (
 	MediaNDJSON = "application/x-ndjson"
 	MediaSSE    = "text/event-stream"
 )
-
-// bodyKind classifies a POST body by its Content-Type: one event (application/json) or an
-// NDJSON batch (application/x-ndjson). A charset parameter other than UTF-8 and every other
-// media type answer 415.
-func bodyKind(r *http.Request) (ndjson bool, e *Error) {
-	ct := r.Header.Get("Content-Type")
-	if ct == "" {
-		return false, newError(CodeUnsupportedMediaType, "Content-Type must be application/json (one event) or application/x-ndjson (a batch).")
-	}
-	mt, params, err := mime.ParseMediaType(ct)
-	if err != nil {
-		return false, newError(CodeUnsupportedMediaType, "Content-Type %q is malformed.", ct)
-	}
-	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-		return false, newError(CodeUnsupportedMediaType, "Content-Type charset must be utf-8, got %q.", cs)
-	}
-	switch mt {
-	case MediaJSON:
-		return false, nil
-	case MediaNDJSON:
-		return true, nil
-	}
-	return false, newError(CodeUnsupportedMediaType, "Content-Type must be application/json (one event) or application/x-ndjson (a batch), got %q.", mt)
-}
 
 // readBody reads the whole request body within max bytes. A declared or actual length
 // above max answers 413 payload_too_large.
@@ -168,7 +149,7 @@ func isJSONSpace(b []byte) bool {
 func parseCursor(name, s string) (int64, *Error) {
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < 0 || n > 9007199254740991 || (len(s) > 1 && s[0] == '0') || s[0] == '+' {
-		return 0, newError(CodeInvalidRequest, "%s must be a non-negative integer, got %q.", name, s).withField(name)
+		return 0, newError(CodeInvalidRequest, "%s must be a non-negative integer, got %q.", name, clip(s)).withField(name)
 	}
 	return n, nil
 }
@@ -180,7 +161,7 @@ func parseLimit(s string, def, max int) (int, *Error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 || n > max || s[0] == '+' {
-		return 0, newError(CodeInvalidRequest, "limit must be an integer from 1 to %d, got %q.", max, s).withField("limit")
+		return 0, newError(CodeInvalidRequest, "limit must be an integer from 1 to %d, got %q.", max, clip(s)).withField("limit")
 	}
 	return n, nil
 }

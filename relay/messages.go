@@ -510,7 +510,7 @@ func (s *Server) parseHistoryQuery(r *http.Request, p *Principal) (historyQuery,
 				return q, bad(name, name+" must be given once")
 			}
 		default:
-			return q, bad(name, "unknown query parameter "+name)
+			return q, bad(clip(name), "unknown query parameter "+clip(name))
 		}
 	}
 	network, hasNet := vals["network"]
@@ -653,7 +653,7 @@ func (s *Server) handleCatchUp(w http.ResponseWriter, r *http.Request, p *Princi
 			}
 			limit = n
 		default:
-			bad(name, "unknown query parameter "+name)
+			bad(clip(name), "unknown query parameter "+clip(name))
 			return
 		}
 	}

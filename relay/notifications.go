@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"maps"
-	"mime"
 	"net/http"
 	"slices"
 	"strconv"
@@ -299,13 +298,6 @@ func (l *notifyLane) prune(now time.Time) {
 
 // handlePublishNotification serves POST /v1/notifications.
 func (s *Server) handlePublishNotification(w http.ResponseWriter, r *http.Request, p *Principal) {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		mt, params, err := mime.ParseMediaType(ct)
-		if err != nil || mt != MediaJSON || (params["charset"] != "" && !strings.EqualFold(params["charset"], "utf-8")) {
-			s.refuseNotify(w, newError(CodeUnsupportedMediaType, "Content-Type must be application/json (one envelope), got %q.", ct))
-			return
-		}
-	}
 	body, e := readBody(w, r, s.limits.MaxBody)
 	if e != nil {
 		s.refuseNotify(w, e)
@@ -432,7 +424,7 @@ func parseStreamQuery(r *http.Request) (streamQuery, *Error) {
 			}
 			q.session = values[0]
 		default:
-			return q, newError(CodeInvalidRequest, "Unknown query parameter %q.", name).withField(name)
+			return q, newError(CodeInvalidRequest, "Unknown query parameter %q.", clip(name)).withField(clip(name))
 		}
 	}
 	if len(q.subjects) == 0 {

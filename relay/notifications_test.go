@@ -326,7 +326,7 @@ func TestNotifyStreamQueryRefusals(t *testing.T) {
 		{"blank session", tokA1, query("subject", "notifications.>", "session", " "), "", 400, "session", "session must not be empty"},
 		{"unknown parameter", tokA1, query("subject", "notifications.>", "after", "3"), "", 400, "after", `Unknown query parameter "after".`},
 		{"bad last event id", tokA1, query("subject", "notifications.>"), "x", 400, "Last-Event-ID", `Last-Event-ID must be a non-negative integer, got "x".`},
-		{"no rights", tokNo, query("subject", "notifications.>"), "", 401, "rights", "The token does not grant the right notify.subscribe."},
+		{"no rights", tokNo, query("subject", "notifications.>"), "", 403, "rights", "The token does not grant the right notify.subscribe."},
 	}
 	for _, c := range cases {
 		hdr := map[string]string{}

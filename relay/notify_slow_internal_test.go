@@ -43,6 +43,7 @@ func TestNotifySlowSubscriberCutOff(t *testing.T) {
 	go func() {
 		defer close(done)
 		req := httptest.NewRequest("GET", "/v1/notifications/stream?subject=notifications.agent.>&subject=notifications.github.>&session=ses_X", nil)
+		req.Host = "127.0.0.1" // local mode answers loopback names only
 		s.Handler().ServeHTTP(w, req)
 	}()
 	for {

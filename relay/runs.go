@@ -122,7 +122,7 @@ func (s *Server) parseRange(lines [][]byte, first int, runID string) batch {
 // handleAppend serves POST /v1/runs/{runId}/events.
 func (s *Server) handleAppend(w http.ResponseWriter, r *http.Request, p *Principal) {
 	runID := r.PathValue("runId")
-	ndjson, e := bodyKind(r)
+	ndjson, e := mediaEvents.check(r) // checked by the route wrapper; this learns which
 	if e != nil {
 		s.refuse(w, e)
 		return
@@ -491,7 +491,7 @@ func (s *Server) handleReadEvents(w http.ResponseWriter, r *http.Request, p *Pri
 		if v := q.Get("follow"); v != "" {
 			var err error
 			if follow, err = strconv.ParseBool(v); err != nil {
-				writeError(w, newError(CodeInvalidRequest, "follow must be true or false, got %q.", v).withField("follow"))
+				writeError(w, newError(CodeInvalidRequest, "follow must be true or false, got %q.", clip(v)).withField("follow"))
 				return
 			}
 		}
@@ -546,7 +546,7 @@ func (s *Server) handleListRuns(w http.ResponseWriter, r *http.Request, p *Princ
 	q := r.URL.Query()
 	status := q.Get("status")
 	if status != "" && !runStatuses[status] {
-		writeError(w, newError(CodeInvalidRequest, "status must be one of idle, running, waiting, completed, failed, cancelled, got %q.", status).withField("status"))
+		writeError(w, newError(CodeInvalidRequest, "status must be one of idle, running, waiting, completed, failed, cancelled, got %q.", clip(status)).withField("status"))
 		return
 	}
 	limit, e := parseLimit(q.Get("limit"), DefaultListLimit, MaxListLimit)

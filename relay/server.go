@@ -120,19 +120,33 @@
 //     with one, a bearer token is hashed with SHA-256 and compared in constant time; another
 //     org's run answers 404 exactly like a missing one.
 //
-// Errors use the one body of relay.md §2 ([Error]).
+// # Every request
+//
+// Before any route, the screen of guard.go applies relay.md §1's browser rules (a loopback
+// `Host` in local mode against DNS rebinding; a present `Origin` must be loopback, the relay's
+// own or listed by Config.AllowOrigins) and §2's request rules (head size, no
+// Content-Encoding, paths in clean form, no repeated query parameter); each route then
+// authenticates (401 missing or unknown token, 403 a token without the route's right, on every
+// lane), requires its JSON media type on POST and refuses parameters it does not define.
+//
+// Errors use the one body of relay.md §2 ([Error]) on every answer, including unknown routes,
+// wrong methods (405 with Allow), a bus request that is not a WebSocket handshake (426) and
+// requests net/http refuses before any handler runs ([Server.Serve] rewrites those, wire.go).
 package relay
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/agentwire/agentwire/internal/localnet"
 	"github.com/agentwire/agentwire/store"
 )
 
@@ -144,6 +158,12 @@ type Config struct {
 	Auth *Auth
 	// Limits are relay.md §3's bounds.
 	Limits Limits
+	// AllowOrigins lists the browser origins (`https://viewer.example:8443`) besides loopback
+	// ones and the relay's own that may call the relay in auth mode (`--allow-origin`): their
+	// requests pass the Origin check and get CORS headers, and their preflights are answered.
+	// Local mode accepts none (every request there has every right), so New refuses a list
+	// without Auth.
+	AllowOrigins []string
 	// Logger receives structured logs (default slog.Default()).
 	Logger *slog.Logger
 	// Metrics receives the series of GET /metrics (default NewMetrics()).
@@ -221,8 +241,9 @@ type Server struct {
 	metrics *Metrics
 	cfg     Config
 
-	handler http.Handler
-	runs    *runTable
+	handler      http.Handler
+	allowOrigins map[string]bool // Config.AllowOrigins, normalized
+	runs         *runTable
 	// appending counts the Append calls in progress (stream.go streams a batch only alone).
 	appending atomic.Int32
 	fan       *fanout
@@ -284,18 +305,33 @@ func New(cfg Config) (*Server, error) {
 		cfg.BusPingTimeout = DefaultBusPingTimeout
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
+	var allow map[string]bool
+	if len(cfg.AllowOrigins) > 0 {
+		if cfg.Auth == nil {
+			return nil, errors.New("relay: Config.AllowOrigins needs Auth: without it every request has every right, so only loopback origins are accepted")
+		}
+		allow = map[string]bool{}
+		for _, o := range cfg.AllowOrigins {
+			norm, ok := localnet.NormalizeOrigin(o)
+			if !ok {
+				return nil, fmt.Errorf("relay: allowed origin %q is not an origin (scheme://host[:port], http or https, nothing after)", o)
+			}
+			allow[norm] = true
+		}
+	}
 	s := &Server{
-		store:    cfg.Store,
-		auth:     cfg.Auth,
-		limits:   cfg.Limits,
-		log:      cfg.Logger,
-		metrics:  cfg.Metrics,
-		cfg:      cfg,
-		runs:     newRunTable(cfg.StateCache),
-		fan:      newFanout(),
-		notify:   newNotifyLane(),
-		bus:      newBusLane(),
-		shutdown: make(chan struct{}),
+		store:        cfg.Store,
+		auth:         cfg.Auth,
+		limits:       cfg.Limits,
+		log:          cfg.Logger,
+		metrics:      cfg.Metrics,
+		cfg:          cfg,
+		runs:         newRunTable(cfg.StateCache),
+		fan:          newFanout(),
+		allowOrigins: allow,
+		notify:       newNotifyLane(),
+		bus:          newBusLane(),
+		shutdown:     make(chan struct{}),
 	}
 	s.handler = s.routes()
 	s.runs.evicted = s.evicted
@@ -321,7 +357,10 @@ func (s *Server) Serve(ln net.Listener) error {
 		ReadHeaderTimeout: s.limits.ReadTimeout,
 		ReadTimeout:       s.limits.ReadTimeout,
 		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+		// The screen answers heads above Limits.MaxHeaderBytes with 431; net/http reads up to
+		// twice that before it cuts the connection with its own 431 (rewritten, wire.go).
+		MaxHeaderBytes: 2 * s.limits.MaxHeaderBytes,
+		ErrorLog:       slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
 	s.mu.Lock()
 	if s.isShuttingDown() {
@@ -330,7 +369,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.httpSrv = srv
 	s.mu.Unlock()
-	err := srv.Serve(ln)
+	err := srv.Serve(wireListener{Listener: ln, maxHeader: s.limits.MaxHeaderBytes})
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}
@@ -371,68 +410,110 @@ func (s *Server) isShuttingDown() bool {
 	}
 }
 
-// routes builds the mux. Every route goes through instrument (metrics, logs) and, except the
-// operations routes, through authentication.
+// route is one authenticated route of relay.md §2: the right it needs, the media type a POST
+// must declare (nil: none, a GET) and, where the wrapper checks them, the query parameters it
+// defines (nil: the handler checks its own, as the bus and notification handlers do).
+type route struct {
+	pattern string
+	right   Right
+	media   *mediaRule
+	params  []string
+	h       func(http.ResponseWriter, *http.Request, *Principal)
+}
+
+// routes builds the mux. Every request passes the screen (guard.go); every route goes through
+// instrument (metrics, logs) and, except the operations routes, through authentication, its
+// media rule and its parameter list.
 func (s *Server) routes() http.Handler {
 	api := http.NewServeMux()
-	s.handle(api, "POST /v1/runs/{runId}/events", RightRunsWrite, s.handleAppend)
-	s.handle(api, "GET /v1/runs/{runId}/events", RightRunsRead, s.handleReadEvents)
-	s.handle(api, "GET /v1/runs/{runId}", RightRunsRead, s.handleGetRun)
-	s.handle(api, "GET /v1/runs", RightRunsRead, s.handleListRuns)
-	s.handle(api, "POST /v1/notifications", RightNotifyPublish, s.handlePublishNotification)
-	s.handle(api, "GET /v1/notifications/stream", RightNotifySubscribe, s.handleNotificationStream)
-	s.handleBus(api, "GET /v1/bus", s.handleBusSocket)
-	s.handleBus(api, "POST /v1/messages", s.handlePostMessage)
-	s.handleBus(api, "GET /v1/messages", s.handleListMessages)
-	s.handleBus(api, "POST /v1/messages/{gid}/receipts", s.handlePostReceipt)
-	s.handleBus(api, "GET /v1/bus/channels/{channel}/events", s.handleCatchUp)
-	s.handleBus(api, "GET /v1/bus/poll", s.handleBusPoll)
-	s.handle(api, "GET /v1/admin/task-proposals", RightAdmin, s.handleListProposals)
+	for _, rt := range []route{
+		{"POST /v1/runs/{runId}/events", RightRunsWrite, mediaEvents, []string{}, s.handleAppend},
+		{"GET /v1/runs/{runId}/events", RightRunsRead, nil, []string{"after", "limit", "follow"}, s.handleReadEvents},
+		{"GET /v1/runs/{runId}", RightRunsRead, nil, []string{}, s.handleGetRun},
+		{"GET /v1/runs", RightRunsRead, nil, []string{"status", "limit", "cursor"}, s.handleListRuns},
+		{"POST /v1/notifications", RightNotifyPublish, mediaEnvelope, []string{}, s.handlePublishNotification},
+		{"GET /v1/notifications/stream", RightNotifySubscribe, nil, nil, s.handleNotificationStream},
+		{"GET /v1/admin/task-proposals", RightAdmin, nil, []string{"after", "limit"}, s.handleListProposals},
+		{"GET /v1/bus", RightBusRelay, nil, []string{}, s.handleBusSocket},
+		{"POST /v1/messages", RightBusRelay, mediaJSONBody, []string{}, s.handlePostMessage},
+		{"GET /v1/messages", RightBusRelay, nil, nil, s.handleListMessages},
+		{"POST /v1/messages/{gid}/receipts", RightBusRelay, mediaJSONBody, []string{}, s.handlePostReceipt},
+		{"GET /v1/bus/channels/{channel}/events", RightBusRelay, nil, nil, s.handleCatchUp},
+		{"GET /v1/bus/poll", RightBusRelay, nil, nil, s.handleBusPoll},
+	} {
+		api.Handle(rt.pattern, s.instrument(rt.pattern, s.guarded(rt)))
+	}
 	api.Handle("GET /healthz", s.instrument("GET /healthz", http.HandlerFunc(s.handleHealth)))
 	api.Handle("GET /metrics", s.instrument("GET /metrics", s.metrics.Handler()))
 
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.screen(w, r) {
+			return
+		}
 		h, pattern := api.Handler(r)
 		if pattern != "" {
 			api.ServeHTTP(w, r) // ServeHTTP (not h) sets the path values
 			return
 		}
 		// No route: let the mux decide between 404 and 405 (with its Allow header), then
-		// answer with the relay's error body.
+		// answer with the lane's error body.
 		probe := &statusProbe{header: http.Header{}}
 		h.ServeHTTP(probe, r)
-		e := newError(CodeNotFound, "No route for %s %s.", r.Method, r.URL.Path)
+		e := newError(CodeNotFound, "No route for %s %s.", clip(r.Method), clip(r.URL.Path))
 		if probe.code == http.StatusMethodNotAllowed {
-			e = &Error{Status: http.StatusMethodNotAllowed, Code: CodeInvalidRequest,
-				Message: "Method " + r.Method + " is not allowed on " + r.URL.Path + "."}
+			e = newError(CodeInvalidRequest, "Method %s is not allowed on %s.", clip(r.Method), clip(r.URL.Path)).withStatus(http.StatusMethodNotAllowed)
 			if allow := probe.header.Get("Allow"); allow != "" {
 				w.Header().Set("Allow", allow)
 			}
 		}
 		s.metrics.request("unmatched", e.Status)
-		writeError(w, e)
+		writeRefusal(w, r, e)
 	})
 }
 
-// handle registers an authenticated route that needs right.
-func (s *Server) handle(mux *http.ServeMux, pattern string, right Right, h func(http.ResponseWriter, *http.Request, *Principal)) {
-	mux.Handle(pattern, s.instrument(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := LocalPrincipal()
-		if s.auth != nil {
-			var e *Error
-			if p, e = s.auth.authenticate(r); e != nil {
-				writeError(w, e)
+// guarded is a route's handler behind authentication (401 for a missing or unknown token,
+// 403 for a token without the right), its media rule (415) and its parameter list (400), in
+// the route lane's error body (bus routes: hive bodies, hive.md §5.2).
+func (s *Server) guarded(rt route) http.Handler {
+	bus := isBusPath(strings.Fields(rt.pattern)[1])
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, e := s.authorize(r, rt.right)
+		if e == nil && rt.media != nil {
+			_, e = rt.media.check(r)
+		}
+		if e == nil && rt.params != nil {
+			e = onlyParams(r, rt.params, bus)
+		}
+		if e != nil {
+			if bus {
+				writeBusError(w, busFromRelay(e))
 				return
 			}
-		}
-		if !p.Has(right) {
-			// The code list of relay.md §2 has no 403; a token without the right is not
-			// authorized for the route.
-			writeError(w, newError(CodeUnauthorized, "The token does not grant the right %s.", right).withField("rights"))
+			if e.Status != http.StatusUnauthorized && e.Status != http.StatusForbidden {
+				s.metrics.refusals.WithLabelValues(e.Code).Inc()
+			}
+			writeError(w, e)
 			return
 		}
-		h(w, r, p)
-	})))
+		rt.h(w, r, p)
+	})
+}
+
+// authorize authenticates the request (local mode: the local principal) and checks that it
+// holds right: 401 for a missing or unknown token, 403 forbidden for a token without the
+// right, the same on every lane (relay.md §2).
+func (s *Server) authorize(r *http.Request, right Right) (*Principal, *Error) {
+	p := LocalPrincipal()
+	if s.auth != nil {
+		var e *Error
+		if p, e = s.auth.authenticate(r); e != nil {
+			return nil, e
+		}
+	}
+	if !p.Has(right) {
+		return nil, newError(CodeForbidden, "The token does not grant the right %s.", right).withField("rights")
+	}
+	return p, nil
 }
 
 // instrument counts the request by route and status and logs it at debug level.

@@ -84,6 +84,7 @@ func TestSlowConsumerDisconnected(t *testing.T) {
 	go func() {
 		defer close(done)
 		req := httptest.NewRequest("GET", "/v1/runs/"+run+"/events", nil)
+		req.Host = "127.0.0.1" // local mode answers loopback names only
 		req.Header.Set("Accept", MediaSSE)
 		s.Handler().ServeHTTP(w, req)
 	}()

@@ -56,6 +56,7 @@ func newTwin(t testing.TB, st store.Store, raw *sqlite.Store, limits relay.Limit
 
 func (tw *twin) post(server int, runID string, lines [][]byte) (int, []byte) {
 	req := httptest.NewRequest("POST", "/v1/runs/"+runID+"/events", bytes.NewReader(ndjson(lines)))
+	req.Host = "127.0.0.1" // local mode answers loopback names only
 	req.Header.Set("Content-Type", relay.MediaNDJSON)
 	rec := httptest.NewRecorder()
 	tw.servers[server].Handler().ServeHTTP(rec, req)

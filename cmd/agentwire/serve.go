@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentwire/agentwire/internal/localnet"
 	"github.com/agentwire/agentwire/relay"
 	"github.com/agentwire/agentwire/sqlite"
 )
@@ -39,6 +40,7 @@ type serveOptions struct {
 	busPing   time.Duration
 	busPong   time.Duration
 	ckptMin   time.Duration
+	origins   []string
 }
 
 // serveEnv maps each flag to its environment variable; an explicitly given flag wins.
@@ -57,6 +59,7 @@ var serveEnv = map[string]string{
 	"bus-pong":   "AGENTWIRE_BUS_PONG",
 	// The least time between two background checkpoints of one run.
 	"checkpoint-interval": "AGENTWIRE_CHECKPOINT_INTERVAL",
+	"allow-origin":        "AGENTWIRE_ALLOW_ORIGIN",
 }
 
 func newServeCmd() *cobra.Command {
@@ -93,6 +96,7 @@ a flag given on the command line wins. SIGINT or SIGTERM stops it gracefully.`,
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.DurationVar(&o.busPing, "bus-ping", relay.DefaultBusPingInterval, "how often each bus WebSocket is pinged (0 or negative: never)")
 	f.DurationVar(&o.busPong, "bus-pong", relay.DefaultBusPingTimeout, "how long a bus ping waits for its pong before the socket is closed (0: the default)")
+	f.StringSliceVar(&o.origins, "allow-origin", nil, "with --auth: a browser origin (https://host[:port]) besides loopback ones and the relay's own whose pages may call the relay; repeat or separate with commas")
 	f.DurationVar(&o.ckptMin, "checkpoint-interval", relay.DefaultCheckpointMinInterval, "least time between two background checkpoints of one run (0 or negative: no minimum)")
 	return cmd
 }
@@ -180,6 +184,14 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 			return usageError("cannot use --auth: %v", err)
 		}
 	}
+	if len(o.origins) > 0 && auth == nil {
+		return usageError("--allow-origin needs --auth: without it every request has every right, so only pages served from loopback may call the relay")
+	}
+	for _, origin := range o.origins {
+		if _, ok := localnet.NormalizeOrigin(origin); !ok {
+			return usageError("invalid --allow-origin %q: want scheme://host[:port] with http or https and nothing after", origin)
+		}
+	}
 	if err := relay.CheckListenAddress(o.addr, auth != nil); err != nil {
 		return usageError("%v", err)
 	}
@@ -196,11 +208,12 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 		return &exitError{code: 1, msg: fmt.Sprintf("cannot open store: %v", err)}
 	}
 	srv, err := relay.New(relay.Config{
-		Store:   st,
-		Auth:    auth,
-		Limits:  relay.Limits{MaxBody: maxBody, MaxEvent: int(maxEvent), MaxBatch: o.maxBatch},
-		Logger:  log,
-		Metrics: metrics,
+		Store:        st,
+		Auth:         auth,
+		Limits:       relay.Limits{MaxBody: maxBody, MaxEvent: int(maxEvent), MaxBatch: o.maxBatch},
+		AllowOrigins: o.origins,
+		Logger:       log,
+		Metrics:      metrics,
 		// relay.Config: 0 means the default, a negative interval no pings.
 		BusPingInterval: pingInterval(o.busPing),
 		// 0 or less on the command line means no minimum (in relay.Config 0 is the default).

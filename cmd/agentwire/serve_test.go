@@ -24,6 +24,10 @@ func TestServeUsageErrors(t *testing.T) {
 	if err := os.WriteFile(badAuth, []byte(`[{"org":"o"}]`), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	goodAuth := filepath.Join(dir, "good.json")
+	if err := os.WriteFile(goodAuth, []byte(`[]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	data := "--data=" + filepath.Join(dir, "data")
 	tests := []struct {
 		name string
@@ -46,6 +50,9 @@ func TestServeUsageErrors(t *testing.T) {
 		{"missing auth file", []string{"serve", data, "--auth", badAuth + ".nope"}, nil, "agentwire: cannot use --auth: "},
 		{"bad bus pong", []string{"serve", data, "--bus-pong", "-1s"}, nil, "agentwire: invalid --bus-pong -1s"},
 		{"bad bus ping env", []string{"serve", data}, map[string]string{"AGENTWIRE_BUS_PING": "often"}, `agentwire: invalid AGENTWIRE_BUS_PING "often"`},
+		{"allowed origin in local mode", []string{"serve", data, "--allow-origin", "https://viewer.example"}, nil, "agentwire: --allow-origin needs --auth"},
+		{"allowed origin that is a host", []string{"serve", data, "--auth", goodAuth, "--allow-origin", "viewer.example"}, nil, `agentwire: invalid --allow-origin "viewer.example"`},
+		{"allowed origin with a path from env", []string{"serve", data, "--auth", goodAuth}, map[string]string{"AGENTWIRE_ALLOW_ORIGIN": "https://a.example,https://b.example/app"}, `agentwire: invalid --allow-origin "https://b.example/app"`},
 		{"positional argument", []string{"serve", "x"}, nil, "agentwire: agentwire serve takes 0 argument(s), got 1"},
 	}
 	for _, tc := range tests {
