@@ -24,9 +24,11 @@ import (
 // contract's order), checks that its topic is a publishable subject under `notifications.`,
 // and stores it on its subject with the next store sequence, deduplicated on the transport
 // message id of envelope.md §4.3 (`dedupe_key:topic` when the key names its event) for 72 h.
-// Envelopes on a role lane (`notifications.role.>` and its exception twin) travel like the
-// compatibility target's core-NATS publishes: they are never stored (envelope.md §5.1) and only
-// reach the subscribers connected at that moment, in an SSE frame without `id:`.
+// Only topics in ENVOY_NOTIFICATIONS's subject list (envelope.md §5.1) are stored; every other
+// topic — a role lane (`notifications.role.>` and its exception twin), a fan-out exception
+// (§5.3), any other `notifications.*` subject — travels like the compatibility target's
+// core-NATS publishes: never stored, answered `seq` 0, and delivered only to the subscribers
+// connected at that moment, in an SSE frame without `id:`.
 //
 // GET /v1/notifications/stream serves SSE: every stored envelope of the org whose topic matches
 // any `subject` pattern (envelope.MatchSubject), once, in store order, `id:` = store sequence,
@@ -34,15 +36,12 @@ import (
 // `dedupe_key` was already delivered to that session within the 72 h window is skipped. The
 // stream reads the store after every commit notification, so a slow reader never holds up the
 // writer or another reader; one that falls more than Limits.SubscriberQueue envelopes behind is
-// disconnected with a final comment naming its last delivered id, and a delivery exception
-// (envelope.md §5.3, reason delivery_failed) is published for each undelivered envelope of the
-// direct agent lane or a role lane.
+// disconnected with a final comment naming its last delivered id. Being cut for slowness is not
+// a failed delivery (relay.md §2): it creates no delivery exception, since the reader resumes
+// from its cursor and misses nothing stored.
 
 // notifyPage is how many stored envelopes one store read examines while replaying.
 const notifyPage = 512
-
-// maxCutExceptions bounds the delivery exceptions published for one disconnected subscriber.
-const maxCutExceptions = 10000
 
 // maxStreamSubjects bounds the `subject` patterns of one stream.
 const maxStreamSubjects = 64
@@ -52,7 +51,8 @@ const NotificationsPrefix = "notifications."
 
 // PublishResult is the 200 answer of POST /v1/notifications (relay.md §2):
 // `{"duplicate":<bool>,"seq":<n>}`. Seq is the envelope's store sequence (the original's for a
-// duplicate); it is 0 for an envelope on a role lane, which is relayed live and never stored.
+// duplicate); it is 0 for an envelope outside ENVOY_NOTIFICATIONS's subject list (a role lane,
+// a fan-out exception, …), which is relayed live and never stored.
 type PublishResult struct {
 	// Duplicate is `duplicate`.
 	Duplicate bool
@@ -374,8 +374,10 @@ func (s *Server) PublishEnvelope(ctx context.Context, org string, body []byte) (
 // publishEnvelope stores (or, on a role lane, relays) a checked envelope.
 func (s *Server) publishEnvelope(ctx context.Context, org string, env envelope.Envelope) (PublishResult, *Error) {
 	data := env.AppendJSON(nil)
-	if envelope.PublishTransport(env.Topic) != envelope.TransportJetStream {
-		// A role lane: never retained (envelope.md §5.1); delivered to whoever listens now.
+	if _, stored := envelope.StreamSubjectFor(env.Topic); !stored {
+		// Outside ENVOY_NOTIFICATIONS's subject list (a role lane, a fan-out exception, any
+		// other notifications.* topic): never retained (envelope.md §5.1, §5.3, relay.md
+		// §5.1.4), delivered to whoever listens now, answered seq 0.
 		s.notify.publishLive(org, liveEnvelope{topic: env.Topic, data: data, env: env})
 		s.metrics.envelopes.WithLabelValues("live").Inc()
 		return PublishResult{}, nil
@@ -483,7 +485,7 @@ type envStream struct {
 	session *sessionState
 	claimed []store.SessionDelivery // session keys claimed for the frames in buf
 	claimAt time.Time
-	pending []envelope.Envelope // undelivered envelopes, for exceptions when cut off
+	behind  bool // a live read found more than the subscriber queue undelivered
 }
 
 // handleNotificationStream serves GET /v1/notifications/stream.
@@ -535,7 +537,7 @@ func (s *Server) handleNotificationStream(w http.ResponseWriter, r *http.Request
 			_ = st.flush()
 			return
 		case <-sub.overflow:
-			st.cutOff(ctx, sub)
+			st.cutOff(ctx)
 			return
 		case le := <-sub.live:
 			les := []liveEnvelope{le}
@@ -561,8 +563,8 @@ func (s *Server) handleNotificationStream(w http.ResponseWriter, r *http.Request
 				return
 			}
 			if ok := st.drain(ctx, true); !ok {
-				if len(st.pending) > 0 {
-					st.cutOff(ctx, sub)
+				if st.behind {
+					st.cutOff(ctx)
 				}
 				return
 			}
@@ -577,8 +579,8 @@ func (s *Server) handleNotificationStream(w http.ResponseWriter, r *http.Request
 
 // drain reads stored envelopes after the cursor until the store has no more and writes them.
 // In live mode a read that finds more undelivered matching envelopes than the subscriber queue
-// holds means the reader fell behind: st.pending keeps them and drain returns false. It also
-// returns false when writing fails or the store read fails.
+// holds means the reader fell behind: drain sets st.behind and returns false. It also returns
+// false when writing fails or the store read fails.
 func (st *envStream) drain(ctx context.Context, live bool) bool {
 	s := st.s
 	limit := notifyPage
@@ -596,23 +598,8 @@ func (st *envStream) drain(ctx context.Context, live bool) bool {
 			return false
 		}
 		if live && len(page.Envelopes) > s.limits.SubscriberQueue {
-			// Behind by more than the queue: collect what it will not get (for the delivery
-			// exceptions of cutOff), up to the head or maxCutExceptions.
-			for {
-				for _, e := range page.Envelopes {
-					if env, ps := envelope.Decode(e.Data); len(ps) == 0 && len(st.pending) < maxCutExceptions {
-						st.pending = append(st.pending, env)
-					}
-				}
-				if !page.More || len(st.pending) >= maxCutExceptions {
-					return false
-				}
-				if page, err = s.store.ReadEnvelopes(ctx, st.org, store.EnvelopeQuery{
-					After: page.Next, Limit: notifyPage, Since: s.now().Add(-envelope.DeliveryDuplicateWindow), Match: matcher(st.q.subjects),
-				}); err != nil {
-					return false
-				}
-			}
+			st.behind = true // more than the queue holds: cut off, it resumes from its cursor
+			return false
 		}
 		if err := st.storedFrames(page.Envelopes); err != nil {
 			return false
@@ -751,10 +738,12 @@ func (st *envStream) flush() error {
 }
 
 // cutOff ends a stream that fell more than the subscriber queue behind (relay.md §3): a final
-// comment names the last delivered id, and each undelivered envelope of the direct agent lane
-// or a role lane gets a delivery exception (envelope.md §5.3, reason delivery_failed,
-// recipient_session = the stream's session).
-func (st *envStream) cutOff(ctx context.Context, sub *envSubscriber) {
+// comment names the last delivered id, so the reader resumes from it. A reader cut for being
+// slow is not a failed delivery (relay.md §2): nothing is lost, since everything it missed is
+// stored and replayed on resume, so no delivery exception is published (one stalled reader
+// would otherwise make the relay store one exception per envelope it missed — a write
+// amplifier for any token with notify.subscribe).
+func (st *envStream) cutOff(ctx context.Context) {
 	s := st.s
 	s.metrics.slowDisconnects.Inc()
 	s.log.LogAttrs(ctx, slog.LevelWarn, "slow notification subscriber disconnected",
@@ -763,26 +752,4 @@ func (st *envStream) cutOff(ctx context.Context, sub *envSubscriber) {
 		" envelopes behind; last delivered id: " + strconv.FormatInt(st.cursor, 10) +
 		" (resume with Last-Event-ID: " + strconv.FormatInt(st.cursor, 10) + ")")
 	_ = st.flush()
-	undelivered := st.pending
-	for {
-		select {
-		case le := <-sub.live:
-			undelivered = append(undelivered, le.env)
-			continue
-		default:
-		}
-		break
-	}
-	for _, env := range undelivered {
-		if !strings.HasPrefix(env.Topic, envelope.AgentTopicPrefix) && !strings.HasPrefix(env.Topic, envelope.RoleTopicPrefix) {
-			continue // fan-out topics get no exception for a failed delivery (envelope.md §5.3)
-		}
-		exc, err := envelope.NewDeliveryException(env, envelope.ReasonDeliveryFailed, st.q.session)
-		if err != nil {
-			continue // an exception topic never produces another exception
-		}
-		if _, e := s.publishEnvelope(ctx, st.org, exc); e != nil {
-			s.log.LogAttrs(ctx, slog.LevelWarn, "delivery exception not published", slog.String("error", e.Message))
-		}
-	}
 }

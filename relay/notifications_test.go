@@ -311,6 +311,68 @@ func TestNotifyOrgsAndRoleLane(t *testing.T) {
 	}
 }
 
+// Only topics in ENVOY_NOTIFICATIONS's subject list are stored (envelope.md §5.1, relay.md
+// §5.1.4): every other topic — a role lane and its exception twin, a fan-out exception, any
+// other notifications.* subject — answers seq 0, reaches the subscribers connected now and is
+// never replayed.
+func TestNotifyStoresOnlyStreamSubjects(t *testing.T) {
+	h := newHarness(t)
+	live := h.openStream("", query("subject", "notifications.>"), "")
+	cases := []struct {
+		topic  string
+		stored bool
+	}{
+		{"notifications.agent.ses_1", true},
+		{"notifications.envoy.exceptions.notifications.agent.ses_1", true},
+		{"notifications.github.acme.widgets.pr.1", true},
+		{"notifications.role.reviewer", false},
+		{"notifications.envoy.exceptions.notifications.role.reviewer", false},
+		{"notifications.envoy.exceptions.notifications.github.acme.widgets.pr.1", false},
+		{"notifications.foo.bar", false},
+		{"notifications.envoy.other", false},
+	}
+	var wantLive, wantStored []string
+	var seq int64
+	for i, c := range cases {
+		id := fmt.Sprintf("e%d", i)
+		got := h.publishOK("", env(c.topic, envelope.SourceAgent, id, "k"+id))
+		if c.stored {
+			seq++
+			if got.Seq != seq || got.Duplicate {
+				t.Fatalf("%s: %+v, want seq %d", c.topic, got, seq)
+			}
+			wantStored = append(wantStored, fmt.Sprintf("%d %s#%s", seq, c.topic, id))
+			wantLive = append(wantLive, fmt.Sprintf("%d %s#%s", seq, c.topic, id))
+		} else {
+			if got != (relay.PublishResult{}) {
+				t.Fatalf("%s: %+v, want seq 0", c.topic, got)
+			}
+			// A repeat is relayed again: there is no store to remember it.
+			if again := h.publishOK("", env(c.topic, envelope.SourceAgent, id, "k"+id)); again != (relay.PublishResult{}) {
+				t.Fatalf("%s repeated: %+v", c.topic, again)
+			}
+			wantLive = append(wantLive, " "+c.topic+"#"+id, " "+c.topic+"#"+id)
+		}
+	}
+	h.publishOK("", env("notifications.agent.ses_1", envelope.SourceAgent, "end", "kend"))
+	// Live frames have no place in store order; compare as sets.
+	got := collectUntil(t, live, "end")
+	for len(got) < len(wantLive)+1 {
+		f := live.next()
+		got = append(got, f.ID+" "+frameTopic(t, f))
+	}
+	slices.Sort(got)
+	want := append(slices.Clone(wantLive), fmt.Sprintf("%d notifications.agent.ses_1#end", seq+1))
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("live:\n got %q\nwant %q", got, want)
+	}
+	replay := collectUntil(t, h.openStream("", query("subject", "notifications.>"), ""), "end")
+	if strings.Join(replay[:len(replay)-1], "|") != strings.Join(wantStored, "|") {
+		t.Errorf("replay: %q, want %q", replay, wantStored)
+	}
+}
+
 // Stream request checks.
 func TestNotifyStreamQueryRefusals(t *testing.T) {
 	h := newHarness(t, withAuth(twoOrgAuth(t)))

@@ -23,9 +23,9 @@ func testEnvelope(topic, id string) []byte {
 }
 
 // A notification subscriber that falls more than its queue behind is disconnected with a final
-// comment naming its last delivered id; every undelivered envelope of the direct agent lane
-// gets a stored delivery exception (envelope.md §5.3) naming the stream's session, fan-out
-// topics get none, and the writer is never held up.
+// comment naming its last delivered id; that creates no delivery exception (a reader cut for
+// being slow is not a failed delivery, relay.md §2), the writer is never held up, and a resume
+// delivers everything it missed.
 func TestNotifySlowSubscriberCutOff(t *testing.T) {
 	st, err := sqlite.Open(filepath.Join(t.TempDir(), "a.db"), sqlite.Options{})
 	if err != nil {
@@ -84,29 +84,17 @@ func TestNotifySlowSubscriberCutOff(t *testing.T) {
 		!strings.HasSuffix(out, ": agentwire: disconnected: subscriber fell more than 4 envelopes behind; last delivered id: 2 (resume with Last-Event-ID: 2)\n\n") {
 		t.Fatalf("stream:\n%s", out)
 	}
-	page, err := st.ReadEnvelopes(ctx, LocalOrg, store.EnvelopeQuery{After: 9, Limit: 100})
+	// Being cut for slowness is not a failed delivery (relay.md §2): no delivery exception
+	// was stored for what it missed (the store holds e1…e8 and g1, nothing after).
+	page, err := st.ReadEnvelopes(ctx, LocalOrg, store.EnvelopeQuery{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, e := range page.Envelopes {
-		exc, ps := envelope.Decode(e.Data)
-		if len(ps) > 0 {
-			t.Fatal(ps.Err())
+	if len(page.Envelopes) != 9 {
+		for _, e := range page.Envelopes[min(9, len(page.Envelopes)):] {
+			t.Errorf("stored after the cut: %s", e.Data)
 		}
-		p, err := envelope.DecodeDeliveryExceptionPayload(exc.Payload)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if exc.Source != envelope.SourceEnvoy || exc.Topic != "notifications.envoy.exceptions.notifications.agent.ses_9" ||
-			p.Reason != envelope.ReasonDeliveryFailed || p.RecipientSession != "ses_X" || p.SourceSession != "ses_sender" ||
-			exc.PayloadSummary != "delivery exception: delivery_failed" || !strings.HasPrefix(exc.DedupeKey, "envoy.exception.") {
-			t.Fatalf("exception %s", e.Data)
-		}
-		got = append(got, p.EventID+"/"+p.PayloadSummary)
-	}
-	if len(got) != 6 || !strings.HasSuffix(got[0], "s e3") || !strings.HasSuffix(got[5], "s e8") {
-		t.Fatalf("exceptions: %q", got)
+		t.Fatalf("%d envelopes stored, want 9", len(page.Envelopes))
 	}
 	// The session did not keep the undelivered keys: a resume delivers e3…e8 and g1.
 	ts := httptest.NewServer(s.Handler())

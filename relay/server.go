@@ -75,17 +75,18 @@
 //   - POST /v1/notifications validates with envelope.Decode and answers a refusal with every
 //     problem (the error body's `problems`), checks that `topic` is a publishable subject under
 //     `notifications.`, and stores the envelope with the next store sequence, deduplicated on
-//     envelope.MessageID for 72 h (`{"duplicate":true,"seq":<original>}`). Role-lane topics are
-//     never stored (envelope.md §5.1): they reach the subscribers connected at that moment.
+//     envelope.MessageID for 72 h (`{"duplicate":true,"seq":<original>}`). Only topics in
+//     ENVOY_NOTIFICATIONS's subject list are stored (envelope.md §5.1); role lanes, fan-out
+//     exceptions and other topics reach the subscribers connected at that moment, with seq 0.
 //   - GET /v1/notifications/stream serves every stored envelope of the org matching any
 //     `subject` pattern, once, in store order (`id:` = store sequence), from Last-Event-ID or the
 //     start of the 72 h retention; with `session`, a dedupe key that session already got is
 //     skipped. A key counts as delivered once the frame carrying it was written and flushed to
 //     the session's stream; the keys of each flush are then recorded in the store
 //     (NotificationStore.RecordSessionDeliveries, pruned after 72 h), so a session reconnecting
-//     after a restart still skips them. A subscriber more than Limits.SubscriberQueue envelopes behind is cut off with a
-//     final comment naming its last id, and each undelivered direct-lane or role-lane envelope
-//     gets a delivery exception (envelope.md §5.3).
+//     after a restart still skips them. A subscriber more than Limits.SubscriberQueue envelopes
+//     behind is cut off with a final comment naming its last id; that is not a failed delivery
+//     and creates no delivery exception (relay.md §2).
 //
 // # Runs lane contract
 //

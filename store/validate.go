@@ -4,7 +4,15 @@ import (
 	"fmt"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentwire/agentwire/envelope"
 )
+
+// storedSubject reports whether the ENVOY_NOTIFICATIONS stream stores subject.
+func storedSubject(subject string) bool {
+	_, ok := envelope.StreamSubjectFor(subject)
+	return ok
+}
 
 // ValidateAppend checks the preconditions of [RunStore.AppendRun] that need no stored state
 // (check 1 of its contract) and returns an error wrapping [ErrInvalid] for the first one that
@@ -275,6 +283,11 @@ func ValidateEnvelope(org string, e EnvelopeWrite, window time.Duration) error {
 		return fmt.Errorf("%w: empty org", ErrInvalid)
 	case e.Subject == "":
 		return fmt.Errorf("%w: empty subject", ErrInvalid)
+	case !storedSubject(e.Subject):
+		// relay.md §5.1.4: only the ENVOY_NOTIFICATIONS subject list is stored, on every
+		// store; other topics (role lanes, fan-out exceptions, any other notifications.*
+		// subject) are relayed live and never retained (envelope.md §5.1, §5.3).
+		return fmt.Errorf("%w: subject %q is not in the %s subject list", ErrInvalid, e.Subject, envelope.NotificationsStream)
 	case e.StoredAt.IsZero():
 		return fmt.Errorf("%w: zero stored time", ErrInvalid)
 	case len(e.Data) == 0:

@@ -172,6 +172,12 @@ func testEnvInvalidArguments(t *testing.T, h *harness) {
 	}{
 		{"empty org", "", good, Window},
 		{"empty subject", "o", with(func(e *store.EnvelopeWrite) { e.Subject = "" }), Window},
+		// Only ENVOY_NOTIFICATIONS's subjects are stored (relay.md §5.1.4, envelope.md §5.1).
+		{"role lane", "o", with(func(e *store.EnvelopeWrite) { e.Subject = "notifications.role.reviewer" }), Window},
+		{"role lane exception", "o", with(func(e *store.EnvelopeWrite) { e.Subject = "notifications.envoy.exceptions.notifications.role.reviewer" }), Window},
+		{"fan-out exception", "o", with(func(e *store.EnvelopeWrite) { e.Subject = "notifications.envoy.exceptions.notifications.github.acme.pr" }), Window},
+		{"other notifications subject", "o", with(func(e *store.EnvelopeWrite) { e.Subject = "notifications.foo.bar" }), Window},
+		{"outside notifications", "o", with(func(e *store.EnvelopeWrite) { e.Subject = "agentstream.s.frames" }), Window},
 		{"zero time", "o", with(func(e *store.EnvelopeWrite) { e.StoredAt = time.Time{} }), Window},
 		{"no data", "o", with(func(e *store.EnvelopeWrite) { e.Data = nil }), Window},
 		{"negative window", "o", good, -time.Second},
@@ -524,7 +530,7 @@ func testEnvOpaqueBytes(t *testing.T, h *harness) {
 	s, _ := h.fresh(t)
 	orgs := []string{"o", "o%", "o_", "O", "o'; DROP TABLE envelopes; --", "ö", "o\x00x"}
 	for i, org := range orgs {
-		e := Envelope("notifications.x.%_*>.\"'ü", "id\x00%"+org, T0.Add(time.Duration(i)), org)
+		e := Envelope("notifications.agent.%_*>.\"'ü", "id\x00%"+org, T0.Add(time.Duration(i)), org)
 		e.Data = append([]byte{0, 0xff, '\n'}, e.Data...)
 		got := publish(t, s, org, e, false)
 		sameEnvelopes(t, "opaque "+org, readAllEnvelopes(t, s, org, store.EnvelopeQuery{}), []store.StoredEnvelope{got})
