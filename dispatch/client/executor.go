@@ -316,30 +316,39 @@ func runAsk(ctx context.Context, x *call) (*Result, error) {
 		in.Urgency = dispatch.AskUrgency(u)
 	}
 	var anchor dispatch.AnchorInput
-	if x.decode("anchor", &anchor) {
-		in.Anchor = &anchor
-	}
+	anchored := x.decode("anchor", &anchor)
 	var ask *dispatch.Ask
 	var advice *dispatch.WriteAdvice
 	var target sub
+	var doc *document
+	var key string
+	var err error
 	if o.document() {
-		doc, err := x.c.resolveDocument(ctx, o)
-		if err != nil {
+		if doc, err = x.c.resolveDocument(ctx, o); err != nil {
 			return nil, err
 		}
 		target = doc.sub()
-		if ask, advice, err = x.c.CreateArtifactAsk(ctx, doc.art.ID, in); err != nil {
-			return nil, err
-		}
 	} else {
-		key, err := x.c.issueKey(ctx, o.issue)
-		if err != nil {
+		if key, err = x.c.issueKey(ctx, o.issue); err != nil {
 			return nil, err
 		}
 		target = issueSub(key)
-		if ask, advice, err = x.c.CreateIssueAsk(ctx, key, in); err != nil {
+	}
+	if anchored {
+		// The anchor names its document as the model wrote it (id, slug or name); the server
+		// takes the document id, as for comments and suggestions (§9 AnchorInput).
+		if anchor.Artifact, err = x.c.anchorArtifact(ctx, key, doc, anchor.Artifact); err != nil {
 			return nil, err
 		}
+		in.Anchor = &anchor
+	}
+	if doc != nil {
+		ask, advice, err = x.c.CreateArtifactAsk(ctx, doc.art.ID, in)
+	} else {
+		ask, advice, err = x.c.CreateIssueAsk(ctx, key, in)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return askOpenedResult(x.c, ask, target, advice), nil
 }

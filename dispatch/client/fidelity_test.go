@@ -1,0 +1,123 @@
+package client_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/agentwire/agentwire/dispatch"
+	"github.com/agentwire/agentwire/dispatch/client"
+)
+
+// The executor's fidelity to dispatch-tools.md §8.8, §8.9, §9 AnchorInput and the
+// dispatch_suggest row of §8.6: each test scripts the Dispatch answers, then pins every request
+// the call sends (method, path, query, exact JSON body) and the exact result or error text.
+
+const (
+	fidU1     = "01234567-0000-4000-8000-000000000001"
+	fidC2     = "01234567-0000-4000-8000-000000000002"
+	fidSpec   = "a0000000-0000-4000-8000-000000000001"
+	fidDesign = "a0000000-0000-4000-8000-000000000002"
+	fidRoad   = "b0000000-0000-4000-8000-000000000001"
+	fidClause = " (not subscribed to DSP-1; envoy_subscribe notifications.dispatch.issue.DSP-1.> for every event on it)"
+)
+
+// fidIssue is GET /api/v1/issues/DSP-1: a primary document "spec" (name "Spec") and "design".
+const fidIssue = `{"issue":{"key":"DSP-1","project":"DSP","title":"Native workspace","status":"todo","external_links":[{"url":"https://old.test","kind":"pr"}],` +
+	`"components":{"mode":"inherit","ids":[],"unknown":[],"reason":null,"inherited_from":null},"last_seq":3,` +
+	`"artifacts":[{"id":"` + fidSpec + `","slug":"spec","name":"Spec","primary":true,"versions":[]},` +
+	`{"id":"` + fidDesign + `","slug":"design","name":"design.md","primary":false,"versions":[]}],"open_asks":[],"children":[]},"events":[]}`
+
+// fidAsk is a created ask on DSP-1.
+const fidAsk = `{"id":"` + fidU1 + `","issue_key":"DSP-1","question":"Q","options":[],"multiple":false,"urgency":"med","anchor":null,"state":"open","opened_event_id":4}`
+
+// fidRequest is one expected request: "METHOD /path?query" and its exact body ("" = none).
+type fidRequest struct{ line, body string }
+
+// fidCase is one scripted call.
+type fidCase struct {
+	name     string
+	url      string // appended to the fake server's URL (a base path)
+	tool     string
+	args     string
+	answers  []answer
+	requests []fidRequest
+	text     string // the exact result text; with err set, the exact error text
+	err      bool
+	code     string // the Dispatch code of an error ("" = none)
+}
+
+func runFidelity(t *testing.T, tests []fidCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeServer(t, tt.answers...)
+			c := client.New(client.Config{URL: f.URL + tt.url, Token: "tok_test", Host: testHost})
+			base := strings.TrimRight(f.URL+tt.url, "/")
+			want := strings.ReplaceAll(tt.text, "{base}", base)
+			res, err := c.CallJSON(context.Background(), tt.tool, []byte(tt.args))
+			switch {
+			case tt.err && err == nil:
+				t.Errorf("no error; text %q", res.Text)
+			case tt.err && err.Error() != want:
+				t.Errorf("error\n got %q\nwant %q", err.Error(), want)
+			case tt.err && client.ErrorCode(err) != tt.code:
+				t.Errorf("code %q, want %q", client.ErrorCode(err), tt.code)
+			case !tt.err && err != nil:
+				t.Errorf("error %v", err)
+			case !tt.err && res.Text != want:
+				t.Errorf("text\n got %q\nwant %q", res.Text, want)
+			}
+			got := f.requests()
+			if len(got) != len(tt.requests) {
+				t.Errorf("%d requests, want %d", len(got), len(tt.requests))
+			}
+			for i := 0; i < len(got) && i < len(tt.requests); i++ {
+				line := got[i].method + " " + got[i].path
+				if got[i].rawQuery != "" {
+					line += "?" + got[i].rawQuery
+				}
+				if line != tt.requests[i].line {
+					t.Errorf("request %d: %s, want %s", i, line, tt.requests[i].line)
+				}
+				if string(got[i].body) != tt.requests[i].body {
+					t.Errorf("request %d body\n got %s\nwant %s", i, got[i].body, tt.requests[i].body)
+				}
+			}
+		})
+	}
+}
+
+// TestAskAnchorResolvesDocument: an ask's anchor sends the resolved document id (§9
+// AnchorInput), looking the document up when only the anchor names it.
+func TestAskAnchorResolvesDocument(t *testing.T) {
+	opened := "Opened ask " + fidU1 + " (dispatch://DSP-1/ask/" + fidU1 + "); this session follows it and receives its answer and replies" + fidClause
+	roadmap := `{"id":"` + fidRoad + `","issue_key":null,"project":"CORE","slug":"roadmap","name":"Roadmap","primary":false,"versions":[]}`
+	docAsk := `{"id":"` + fidU1 + `","issue_key":null,"question":"Q","options":[],"urgency":"med","anchor":null,"state":"open","opened_event_id":4}`
+	runFidelity(t, []fidCase{
+		{name: "issue owner, only the anchor names the document", tool: dispatch.ToolAsk,
+			args:    `{"issue":"DSP-1","question":"Q","anchor":{"artifact":"spec","quote":"old wording"}}`,
+			answers: []answer{jsonAnswer(200, fidIssue), jsonAnswer(201, fidAsk)},
+			requests: []fidRequest{{"GET /api/v1/issues/DSP-1", ""},
+				{"POST /api/v1/issues/DSP-1/asks", `{"question":"Q","anchor":{"artifact":"` + fidSpec + `","quote":"old wording"},"actor":` + testActor + `}`}},
+			text: opened},
+		{name: "issue document owner, the anchor names another document by name", tool: dispatch.ToolAsk,
+			args:    `{"issue":"DSP-1","artifact":"design","question":"Q","anchor":{"artifact":"Spec","quote":"q","occurrence":1}}`,
+			answers: []answer{jsonAnswer(200, fidIssue), jsonAnswer(201, fidAsk)},
+			requests: []fidRequest{{"GET /api/v1/issues/DSP-1", ""},
+				{"POST /api/v1/artifacts/" + fidDesign + "/asks", `{"question":"Q","anchor":{"artifact":"` + fidSpec + `","quote":"q","occurrence":1},"actor":` + testActor + `}`}},
+			text: opened},
+		{name: "project document owner named by ref, anchor on it", tool: dispatch.ToolAsk,
+			args:    `{"ref":"dispatch://CORE/artifact/roadmap","question":"Q","anchor":{"artifact":"roadmap","quote":"Q3 goals","occurrence":0}}`,
+			answers: []answer{jsonAnswer(200, roadmap), jsonAnswer(201, docAsk)},
+			requests: []fidRequest{{"GET /api/v1/projects/CORE/artifacts/roadmap", ""},
+				{"POST /api/v1/artifacts/" + fidRoad + "/asks", `{"question":"Q\n\nRef: dispatch://CORE/artifact/roadmap","anchor":{"artifact":"` + fidRoad + `","quote":"Q3 goals","occurrence":0},"actor":` + testActor + `}`}},
+			text: "Opened ask " + fidU1 + " (dispatch://CORE/artifact/roadmap/ask/" + fidU1 + "); this session follows it and receives its answer and replies" +
+				" (not subscribed to CORE/roadmap; envoy_subscribe notifications.dispatch.document.CORE.roadmap.> for every event on it)"},
+		{name: "the anchor names no document of the owner", tool: dispatch.ToolAsk,
+			args:     `{"issue":"DSP-1","question":"Q","anchor":{"artifact":"plan","quote":"q"}}`,
+			answers:  []answer{jsonAnswer(200, fidIssue)},
+			requests: []fidRequest{{"GET /api/v1/issues/DSP-1", ""}},
+			text:     `no document "plan" on DSP-1; documents: spec, design`, err: true},
+	})
+}
