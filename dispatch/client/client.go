@@ -247,7 +247,7 @@ type request struct {
 	// body is the request body; contentType is set with it.
 	body        []byte
 	contentType string
-	// linksPatch marks a PATCH carrying external_links (the HTTP_500 clause of §8.8).
+	// linksPatch marks a PATCH carrying external_links (the clause of a 500 answer, §8.8).
 	linksPatch bool
 }
 

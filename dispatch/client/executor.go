@@ -520,14 +520,13 @@ func runComment(ctx context.Context, x *call) (*Result, error) {
 	}
 	var text string
 	if replying {
-		waiting := resp.AskWaitingOn
-		if waiting == "" {
-			waiting = dispatch.TurnHuman
-			if in.Turn != "" {
-				waiting = in.Turn
-			}
+		// Whose move the ask now awaits is the answer's turn; a closed ask records none
+		// (`turn: null`), and the result then states none rather than guess one (§8.9).
+		text = "Replied on ask " + in.AskID + " (comment " + resp.ID
+		if resp.Turn != nil && *resp.Turn != "" {
+			text += "; ask now waiting on " + string(*resp.Turn)
 		}
-		text = "Replied on ask " + in.AskID + " (comment " + resp.ID + "; ask now waiting on " + string(waiting) + ")"
+		text += ")"
 	} else {
 		text = "Commented on " + target.label + " (comment " + resp.ID + ")"
 	}

@@ -121,3 +121,64 @@ func TestAskAnchorResolvesDocument(t *testing.T) {
 			text:     `no document "plan" on DSP-1; documents: spec, design`, err: true},
 	})
 }
+
+// TestReplyToClosedAsk: an ask reply's result states the turn the answer reports (§8.9); with
+// `turn: null` (the ask is closed) the clause is left out.
+func TestReplyToClosedAsk(t *testing.T) {
+	reply := func(turn string) string {
+		return `{"id":"` + fidC2 + `","issue_key":"DSP-1","body":"b","anchor":null,"reply_to":null,"ask_id":"` + fidU1 + `","turn":` + turn +
+			`,"resolved":false,"mentions":[],"deliveries":[]}`
+	}
+	body := func(turn string) string {
+		return `{"body":"Done.","ask_id":"` + fidU1 + `"` + turn + `,"actor":` + testActor + `}`
+	}
+	runFidelity(t, []fidCase{
+		{name: "turn null", tool: dispatch.ToolComment,
+			args:     `{"issue":"DSP-1","body":"Done.","reply_to_ask":"` + fidU1 + `"}`,
+			answers:  []answer{jsonAnswer(201, reply("null"))},
+			requests: []fidRequest{{"POST /api/v1/issues/DSP-1/comments", body("")}},
+			text:     "Replied on ask " + fidU1 + " (comment " + fidC2 + ")" + fidClause},
+		{name: "turn null after asking for the agent's turn", tool: dispatch.ToolComment,
+			args:     `{"issue":"DSP-1","body":"Done.","reply_to_ask":"` + fidU1 + `","turn":"agent"}`,
+			answers:  []answer{jsonAnswer(201, `{"comment":`+reply("null")+`}`)},
+			requests: []fidRequest{{"POST /api/v1/issues/DSP-1/comments", body(`,"turn":"agent"`)}},
+			text:     "Replied on ask " + fidU1 + " (comment " + fidC2 + ")" + fidClause},
+		{name: "the answer's turn, not the requested one", tool: dispatch.ToolComment,
+			args:     `{"issue":"DSP-1","body":"Done.","reply_to_ask":"` + fidU1 + `","turn":"agent"}`,
+			answers:  []answer{jsonAnswer(201, reply(`"human"`))},
+			requests: []fidRequest{{"POST /api/v1/issues/DSP-1/comments", body(`,"turn":"agent"`)}},
+			text:     "Replied on ask " + fidU1 + " (comment " + fidC2 + "; ask now waiting on human)" + fidClause},
+		{name: "turn agent", tool: dispatch.ToolComment,
+			args:     `{"issue":"DSP-1","body":"Done.","reply_to_ask":"` + fidU1 + `","turn":"agent"}`,
+			answers:  []answer{jsonAnswer(201, reply(`"agent"`))},
+			requests: []fidRequest{{"POST /api/v1/issues/DSP-1/comments", body(`,"turn":"agent"`)}},
+			text:     "Replied on ask " + fidU1 + " (comment " + fidC2 + "; ask now waiting on agent)" + fidClause},
+	})
+}
+
+// TestLinksPatch500Clause: any status-500 answer to a PATCH that adds external_links gets the
+// "may already be linked" clause, whatever its code (§8.8); other answers and other PATCHes
+// do not.
+func TestLinksPatch500Clause(t *testing.T) {
+	const clause = "; one of these URLs may already be linked to another issue"
+	links := `{"external_links":[{"url":"https://old.test","kind":"pr"},{"url":"https://a.test"}],"actor":` + testActor + `}`
+	get := fidRequest{"GET /api/v1/issues/DSP-1", ""}
+	runFidelity(t, []fidCase{
+		{name: "500 INTERNAL", tool: dispatch.ToolIssueUpdate, args: `{"issue":"DSP-1","external_links":["https://a.test"]}`,
+			answers:  []answer{jsonAnswer(200, fidIssue), jsonAnswer(500, `{"error":"boom","code":"INTERNAL"}`)},
+			requests: []fidRequest{get, {"PATCH /api/v1/issues/DSP-1", links}},
+			text:     "INTERNAL: boom" + clause, err: true, code: "INTERNAL"},
+		{name: "500 without code or text", tool: dispatch.ToolIssueUpdate, args: `{"issue":"DSP-1","external_links":["https://a.test"]}`,
+			answers:  []answer{jsonAnswer(200, fidIssue), jsonAnswer(500, `{}`)},
+			requests: []fidRequest{get, {"PATCH /api/v1/issues/DSP-1", links}},
+			text:     "HTTP_500: Dispatch answered HTTP 500" + clause, err: true, code: "HTTP_500"},
+		{name: "409 EXTERNAL_LINK_TAKEN", tool: dispatch.ToolIssueUpdate, args: `{"issue":"DSP-1","external_links":["https://a.test"]}`,
+			answers:  []answer{jsonAnswer(200, fidIssue), jsonAnswer(409, `{"error":"https://a.test is linked to DSP-9","code":"EXTERNAL_LINK_TAKEN"}`)},
+			requests: []fidRequest{get, {"PATCH /api/v1/issues/DSP-1", links}},
+			text:     "EXTERNAL_LINK_TAKEN: https://a.test is linked to DSP-9", err: true, code: "EXTERNAL_LINK_TAKEN"},
+		{name: "500 INTERNAL on a PATCH without links", tool: dispatch.ToolIssueUpdate, args: `{"issue":"DSP-1","title":"T"}`,
+			answers:  []answer{jsonAnswer(200, fidIssue), jsonAnswer(500, `{"error":"boom","code":"INTERNAL"}`)},
+			requests: []fidRequest{get, {"PATCH /api/v1/issues/DSP-1", `{"title":"T","actor":` + testActor + `}`}},
+			text:     "INTERNAL: boom", err: true, code: "INTERNAL"},
+	})
+}
