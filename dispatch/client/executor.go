@@ -470,7 +470,8 @@ func runFollow(ctx context.Context, x *call) (*Result, error) {
 func runComment(ctx context.Context, x *call) (*Result, error) {
 	o := x.owner()
 	in := dispatch.CreateCommentInput{}
-	in.Body, _ = x.str("body")
+	body, _ := x.str("body")
+	in.Body = &body
 	in.ReplyTo, _ = x.str("reply_to")
 	if dispatch.IsUUID(in.ReplyTo) {
 		in.ReplyTo = strings.ToLower(in.ReplyTo)
@@ -541,7 +542,10 @@ func runSuggest(ctx context.Context, x *call) (*Result, error) {
 	quote, _ := x.str("quote")
 	with, _ := x.str("replace_with")
 	in := dispatch.CreateCommentInput{Suggestion: &dispatch.SuggestionInput{ReplaceWith: with}}
-	in.Body, _ = x.str("body")
+	// The rationale is optional: without one the body member is left out, not sent as "" (§8.6).
+	if body, ok := x.str("body"); ok {
+		in.Body = &body
+	}
 	anchor := &dispatch.AnchorInput{Artifact: doc.art.ID, Quote: quote}
 	if n, ok := x.int("occurrence"); ok {
 		anchor.Occurrence = &n

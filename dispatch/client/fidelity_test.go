@@ -182,3 +182,28 @@ func TestLinksPatch500Clause(t *testing.T) {
 			text:     "INTERNAL: boom", err: true, code: "INTERNAL"},
 	})
 }
+
+// TestSuggestWithoutBody: dispatch_suggest sends `body` only when it is given (§8.6).
+func TestSuggestWithoutBody(t *testing.T) {
+	post := "POST /api/v1/artifacts/" + fidSpec + "/comments"
+	anchor := `"anchor":{"artifact":"` + fidSpec + `","quote":"old wording"},"suggestion":{"replace_with":"new wording"},"actor":` + testActor
+	text := "Suggested a replacement on DSP-1 (comment " + fidC2 + ")" + fidClause
+	runFidelity(t, []fidCase{
+		{name: "no body", tool: dispatch.ToolSuggest, args: `{"issue":"DSP-1","artifact":"spec","quote":"old wording","replace_with":"new wording"}`,
+			answers:  []answer{jsonAnswer(200, fidIssue), jsonAnswer(201, `{"id":"`+fidC2+`"}`)},
+			requests: []fidRequest{{"GET /api/v1/issues/DSP-1", ""}, {post, `{` + anchor + `}`}},
+			text:     text},
+		{name: "an empty body is sent", tool: dispatch.ToolSuggest, args: `{"issue":"DSP-1","artifact":"spec","quote":"old wording","replace_with":"new wording","body":""}`,
+			answers:  []answer{jsonAnswer(200, fidIssue), jsonAnswer(201, `{"id":"`+fidC2+`"}`)},
+			requests: []fidRequest{{"GET /api/v1/issues/DSP-1", ""}, {post, `{"body":"",` + anchor + `}`}},
+			text:     text},
+		{name: "a rationale", tool: dispatch.ToolSuggest, args: `{"issue":"DSP-1","artifact":"spec","quote":"old wording","replace_with":"new wording","body":"clearer"}`,
+			answers:  []answer{jsonAnswer(200, fidIssue), jsonAnswer(201, `{"id":"`+fidC2+`"}`)},
+			requests: []fidRequest{{"GET /api/v1/issues/DSP-1", ""}, {post, `{"body":"clearer",` + anchor + `}`}},
+			text:     text},
+		{name: "a comment always sends its body", tool: dispatch.ToolComment, args: `{"issue":"DSP-1","body":""}`,
+			answers:  []answer{jsonAnswer(201, `{"id":"`+fidC2+`"}`)},
+			requests: []fidRequest{{"POST /api/v1/issues/DSP-1/comments", `{"body":"","actor":` + testActor + `}`}},
+			text:     "Commented on DSP-1 (comment " + fidC2 + ")" + fidClause},
+	})
+}
