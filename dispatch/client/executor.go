@@ -159,7 +159,7 @@ func runIssue(ctx context.Context, x *call) (*Result, error) {
 	w, err := x.c.CreateIssue(ctx, in)
 	if err != nil {
 		if se, ok := err.(*DispatchServiceError); ok && se.Code == dispatch.CodePossibleDuplicate {
-			return duplicateResult(in, se), nil
+			return duplicateResult(x.c, in, se), nil
 		}
 		return nil, err
 	}
@@ -675,7 +675,7 @@ func runSearch(ctx context.Context, x *call) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return searchResult(query, resp), nil
+	return searchResult(x.c, query, resp), nil
 }
 
 func runIssues(ctx context.Context, x *call) (*Result, error) {
@@ -712,7 +712,7 @@ func runOpenAsks(ctx context.Context, x *call) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return openAsksResult(project, resp), nil
+	return openAsksResult(x.c, project, resp), nil
 }
 
 func runWhoami(ctx context.Context, x *call) (*Result, error) {

@@ -207,3 +207,58 @@ func TestSuggestWithoutBody(t *testing.T) {
 			text:     "Commented on DSP-1 (comment " + fidC2 + ")" + fidClause},
 	})
 }
+
+// TestSearchSnippetPlainText: a search hit's snippet is plain text: the server's `<mark>`
+// highlights removed, white space collapsed (§8.9).
+func TestSearchSnippetPlainText(t *testing.T) {
+	hit := func(snippet string) string {
+		return `{"results":[{"kind":"comment","owner":{"kind":"issue","key":"DSP-1","title":"Native workspace","status":"todo"},"id":"c1","snippet":` +
+			snippet + `,"rank":1,"href":"https://d.test/issues/DSP-1"}],"took_ms":1}`
+	}
+	runFidelity(t, []fidCase{
+		{name: "marks and line breaks", tool: dispatch.ToolSearch, args: `{"query":"parser"}`,
+			answers:  []answer{jsonAnswer(200, hit(`"the <mark>parser</mark>\n  <mark>fails</mark> twice"`))},
+			requests: []fidRequest{{"GET /api/v1/search?q=parser", ""}},
+			text:     "DSP-1 [todo] Native workspace - comment: the parser fails twice -> https://d.test/issues/DSP-1"},
+		{name: "a mark at the edge of a word", tool: dispatch.ToolSearch, args: `{"query":"pars"}`,
+			answers:  []answer{jsonAnswer(200, hit(`"<mark>pars</mark>er &lt;b&gt; x < y"`))},
+			requests: []fidRequest{{"GET /api/v1/search?q=pars", ""}},
+			text:     "DSP-1 [todo] Native workspace - comment: parser &lt;b&gt; x < y -> https://d.test/issues/DSP-1"},
+	})
+}
+
+// TestRelativeHrefsAbsolute: hrefs the server returns relative (search hits, duplicate
+// candidates, open asks) are rendered absolute against DISPATCH_URL (§8.9).
+func TestRelativeHrefsAbsolute(t *testing.T) {
+	search := `{"results":[{"kind":"message","owner":{"kind":"issue","key":"DSP-2","title":"Other","status":"done"},"id":"m1","snippet":"parser done","rank":1,"href":"/issues/DSP-2/conversation"},` +
+		`{"kind":"document","owner":{"kind":"document","project":"CORE","slug":"roadmap","artifact_id":"` + fidRoad + `","name":"Roadmap"},"id":"d1","snippet":"x","rank":0.5,"href":"https://elsewhere.test/docs/CORE/roadmap"}],"took_ms":1}`
+	dup := `{"error":"possible duplicate","code":"POSSIBLE_DUPLICATE","candidates":[{"key":"DSP-9","title":"Native workspace shell","status":"todo","snippet":"s","shared_terms":2,"href":"/issues/DSP-9"}]}`
+	open := `{"session_id":"ses_1","count":2,"waiting_on_human":1,"waiting_on_agent":1,"asks":[` +
+		`{"id":"` + fidU1 + `","ref":"/issues/DSP-1?ask=` + fidU1 + `","question":"Ship this?","kind":"question","urgency":"med","age_seconds":90,"priority":null,"owner":{"issue":{"key":"DSP-1","title":"T"}},"human_replied":false,"last_reply":null,"waiting_on":"human"},` +
+		`{"id":"` + fidC2 + `","ref":"/docs/CORE/roadmap?ask=` + fidC2 + `","question":"Q3?","kind":"question","urgency":"low","age_seconds":200000,"priority":null,"owner":{"document":{"project":"CORE","slug":"roadmap","name":"Roadmap"}},"human_replied":false,"last_reply":null,"waiting_on":"agent"}]}`
+	openText := "2 open asks by this session (1 waiting on a human, 1 waiting on an agent)\n" +
+		"- " + fidU1 + " dispatch://DSP-1/ask/" + fidU1 + " [med] Ship this? · waiting on human · 1m old -> {base}/issues/DSP-1?ask=" + fidU1 + "\n" +
+		"- " + fidC2 + " dispatch://CORE/artifact/roadmap/ask/" + fidC2 + " [low] Q3? · waiting on agent · 2d old -> {base}/docs/CORE/roadmap?ask=" + fidC2
+	runFidelity(t, []fidCase{
+		{name: "search hits", tool: dispatch.ToolSearch, args: `{"query":"parser"}`,
+			answers:  []answer{jsonAnswer(200, search)},
+			requests: []fidRequest{{"GET /api/v1/search?q=parser", ""}},
+			text: "DSP-2 [done] Other - message: parser done -> {base}/issues/DSP-2/conversation\n" +
+				"dispatch://CORE/artifact/roadmap [document] Roadmap - document: x -> https://elsewhere.test/docs/CORE/roadmap"},
+		{name: "search hits under a base path", url: "/dispatch/", tool: dispatch.ToolSearch, args: `{"query":"parser"}`,
+			answers:  []answer{jsonAnswer(200, search)},
+			requests: []fidRequest{{"GET /dispatch/api/v1/search?q=parser", ""}},
+			text: "DSP-2 [done] Other - message: parser done -> {base}/issues/DSP-2/conversation\n" +
+				"dispatch://CORE/artifact/roadmap [document] Roadmap - document: x -> https://elsewhere.test/docs/CORE/roadmap"},
+		{name: "duplicate candidates", tool: dispatch.ToolIssue, args: `{"project":"DSP","title":"Native workspace"}`,
+			answers:  []answer{jsonAnswer(409, dup)},
+			requests: []fidRequest{{"POST /api/v1/issues", `{"project":"DSP","title":"Native workspace","actor":` + testActor + `}`}},
+			text: "Not created: Dispatch found 1 possible duplicate of \"Native workspace\" in DSP.\n" +
+				"- DSP-9 [todo] Native workspace shell → {base}/issues/DSP-9\n" +
+				"If none of these is the same issue, call dispatch_issue again with force: true."},
+		{name: "open asks", tool: dispatch.ToolOpenAsks, args: `{}`,
+			answers:  []answer{jsonAnswer(200, open)},
+			requests: []fidRequest{{"GET /api/v1/asks/open?author_session=ses_1", ""}},
+			text:     openText},
+	})
+}
