@@ -34,9 +34,12 @@
 //   - a disabled configuration (§8.1), a service, gateway or transport failure (§8.8) or a
 //     failure of the executor's own: `isError:true` with the error's text.
 //
-// The SDK itself answers a few requests before any handler runs, with JSON-RPC errors: a call
-// of an unknown tool name, and a message the SDK's JSON decoder refuses as a whole (a text that
-// is not JSON, or nesting deeper than the SDK's limit of 1000 levels for the whole message).
+// The SDK itself handles a few requests before any handler runs: a call of an unknown tool
+// name is a JSON-RPC error, and a message its JSON decoder refuses as a whole never reaches
+// the server: a text that is not JSON, or nesting deeper than the SDK's limit of 1000 levels
+// for the whole message (arguments nested 998 levels or more). Over stdio (and the in-memory
+// transport) the SDK then ends the session; over HTTP only that request fails. Arguments
+// nested 129 to 997 levels reach the strict parser and are refused with its depth message.
 //
 // # Cancellation and deadlines
 //
