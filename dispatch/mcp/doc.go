@@ -53,8 +53,9 @@
 // [Server.HTTPHandler] wraps the SDK's streamable HTTP handler with the relay's local-mode rules
 // (relay.md §1), checked by package internal/localnet before the SDK sees the request: a
 // `Host` that is not a loopback name is refused (403), a present `Origin` that is not a
-// loopback origin is refused (403), and a POST body must be `application/json` (415). Refusals
-// carry the relay's error body `{"error":{"code":…,"message":…}}`. With AllowRemote (for a
+// loopback origin is refused (403), and a POST body must be `application/json` in UTF-8 (415).
+// Refusals carry the relay's error body `{"error":{"code":…,"message":…,"field":…}}` in its
+// wording. With AllowRemote (for a
 // server deliberately bound to another address) the Host rule is not applied; the Origin and
 // media-type rules still are.
 package mcp

@@ -1,10 +1,12 @@
 package mcp
 
 import (
+	"fmt"
 	"log/slog"
 	"mime"
 	"net/http"
-	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -40,31 +42,68 @@ type localHandler struct {
 }
 
 func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.allowRemote && !localnet.HostIsLoopback(r.Host) {
-		writeError(w, http.StatusForbidden, "forbidden", "host "+strconv.Quote(r.Host)+" is not a loopback name; this server answers localhost, 127.0.0.0/8 and [::1] only")
+	if status, code, field, msg := h.screen(r); status != 0 {
+		writeError(w, status, code, field, msg)
 		return
-	}
-	if origin, present := r.Header["Origin"]; present && (len(origin) != 1 || !localnet.OriginIsLoopback(origin[0])) {
-		shown := ""
-		if len(origin) > 0 {
-			shown = origin[0]
-		}
-		writeError(w, http.StatusForbidden, "forbidden", "origin "+strconv.Quote(shown)+" is not a loopback origin; pages of other sites may not call this server")
-		return
-	}
-	if r.Method == http.MethodPost {
-		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-		if err != nil || mt != "application/json" {
-			writeError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "a request body must be application/json")
-			return
-		}
 	}
 	h.next.ServeHTTP(w, r)
 }
 
-// writeError writes the relay's error body `{"error":{"code":…,"message":…}}`.
-func writeError(w http.ResponseWriter, status int, code, message string) {
-	body, _ := jsonvalue.Marshal(jsonvalue.ObjectOf("error", jsonvalue.ObjectOf("code", code, "message", message)))
+// screen returns the refusal of a request the local-mode rules keep from the SDK (status 0:
+// none), in the relay's wording.
+func (h *localHandler) screen(r *http.Request) (status int, code, field, msg string) {
+	if !h.allowRemote && !localnet.HostIsLoopback(r.Host) {
+		return http.StatusForbidden, "forbidden", "Host", fmt.Sprintf("Host %q is not a loopback name or address: agentwire dispatch mcp answers only localhost, 127.0.0.0/8 and [::1].", clip(r.Host))
+	}
+	if origin, ok := r.Header["Origin"]; ok {
+		if len(origin) != 1 {
+			return http.StatusForbidden, "forbidden", "Origin", "Origin must be given once."
+		}
+		if !localnet.OriginIsLoopback(origin[0]) {
+			return http.StatusForbidden, "forbidden", "Origin", fmt.Sprintf("Origin %q is not allowed: agentwire dispatch mcp answers only pages served from a loopback address.", clip(origin[0]))
+		}
+	}
+	if r.Method != http.MethodPost {
+		return 0, "", "", ""
+	}
+	const unsupported = http.StatusUnsupportedMediaType
+	cts := r.Header.Values("Content-Type")
+	switch {
+	case len(cts) == 0:
+		return unsupported, "unsupported_media_type", "Content-Type", "Content-Type must be application/json."
+	case len(cts) > 1:
+		return unsupported, "unsupported_media_type", "Content-Type", "Content-Type must be given once."
+	}
+	mt, params, err := mime.ParseMediaType(cts[0])
+	switch {
+	case err != nil:
+		return unsupported, "unsupported_media_type", "Content-Type", fmt.Sprintf("Content-Type %q is malformed.", clip(cts[0]))
+	case mt != "application/json":
+		return unsupported, "unsupported_media_type", "Content-Type", fmt.Sprintf("Content-Type must be application/json, got %q.", clip(mt))
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return unsupported, "unsupported_media_type", "Content-Type", fmt.Sprintf("Content-Type charset must be utf-8, got %q.", clip(cs))
+	}
+	return 0, "", "", ""
+}
+
+// clipLen bounds a client value quoted in a refusal, as the relay does.
+const clipLen = 64
+
+func clip(s string) string {
+	if len(s) <= clipLen {
+		return s
+	}
+	cut := clipLen
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// writeError writes the relay's error body `{"error":{"code":…,"message":…,"field":…}}`.
+func writeError(w http.ResponseWriter, status int, code, field, message string) {
+	body, _ := jsonvalue.Marshal(jsonvalue.ObjectOf("error", jsonvalue.ObjectOf("code", code, "message", message, "field", field)))
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
