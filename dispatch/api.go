@@ -837,9 +837,10 @@ type SuggestionInput struct {
 }
 
 // CreateCommentInput is the body of `POST …/comments`. Turn is valid only with AskID
-// (otherwise `400 TURN_REQUIRES_ASK`).
+// (otherwise `400 TURN_REQUIRES_ASK`). Body is nil only for a suggestion given without a
+// rationale, which sends no `body` member (§8.6); a comment always sends its body.
 type CreateCommentInput struct {
-	Body       string             `json:"body"`
+	Body       *string            `json:"body,omitzero"`
 	Anchor     *AnchorInput       `json:"anchor,omitzero"`
 	ReplyTo    string             `json:"reply_to,omitzero"`
 	AskID      string             `json:"ask_id,omitzero"`

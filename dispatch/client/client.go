@@ -56,6 +56,13 @@
 //     `Referenced by:` section when `GET /api/v1/references?to=` fails; the other auxiliary
 //     reads of a render (events, agents, blocks for `Position:`) degrade to `unavailable` rows
 //     instead of failing the call.
+//   - A relative href (search hits, duplicate candidates, open asks' deep links) is rendered by
+//     appending its path to DISPATCH_URL without the trailing slash, exactly as API paths are
+//     (§8.1), so a server behind a base path keeps it; `details` keep the answer as returned.
+//     Open-ask rows end with ` -> <deep link>`.
+//   - An ask's quote anchor names its document on the ask's owner (the issue, or the project
+//     of a project document); an issue-owned ask whose anchor alone names a document reads
+//     the issue's documents once to resolve it.
 //   - `dispatch_issues` rows leave out a zero open-ask count; the literal forms `<N> links`,
 //     `<N> ops` and `<k> blocks` of §8.9 are kept for every N.
 package client
@@ -247,7 +254,7 @@ type request struct {
 	// body is the request body; contentType is set with it.
 	body        []byte
 	contentType string
-	// linksPatch marks a PATCH carrying external_links (the HTTP_500 clause of §8.8).
+	// linksPatch marks a PATCH carrying external_links (the clause of a 500 answer, §8.8).
 	linksPatch bool
 }
 

@@ -26,14 +26,14 @@ type DispatchServiceError struct {
 	Method, URL string
 	// Body is the decoded error body (candidates kept raw).
 	Body dispatch.ErrorBody
-	// linksPatch marks a PATCH carrying external_links (the HTTP_500 clause).
+	// linksPatch marks a PATCH carrying external_links (the clause of a 500 answer).
 	linksPatch bool
 }
 
 // Error renders `<CODE>: <error>` (the body's `error` text, or `Dispatch answered HTTP
 // <status>` when absent) and the clauses of §8.8: the current tokens of PRECONDITION_FAILED,
-// the contexts of TargetCandidate candidates, and the external-link hint of an HTTP_500 answer
-// to a PATCH carrying external_links.
+// the contexts of TargetCandidate candidates, and the external-link hint of a status-500
+// answer (whatever its code) to a PATCH carrying external_links.
 func (e *DispatchServiceError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Code)
@@ -72,7 +72,9 @@ func (e *DispatchServiceError) Error() string {
 			b.WriteString(jsonvalue.Quote(c))
 		}
 	}
-	if e.linksPatch && e.Code == dispatch.CodeHTTPPrefix+"500" {
+	// Servers older than EXTERNAL_LINK_TAKEN answer a taken link with a 500 of any code (or
+	// none); the status, not the code, marks the case.
+	if e.linksPatch && e.Status == 500 {
 		b.WriteString("; one of these URLs may already be linked to another issue")
 	}
 	return b.String()

@@ -159,7 +159,7 @@ func runIssue(ctx context.Context, x *call) (*Result, error) {
 	w, err := x.c.CreateIssue(ctx, in)
 	if err != nil {
 		if se, ok := err.(*DispatchServiceError); ok && se.Code == dispatch.CodePossibleDuplicate {
-			return duplicateResult(in, se), nil
+			return duplicateResult(x.c, in, se), nil
 		}
 		return nil, err
 	}
@@ -316,30 +316,39 @@ func runAsk(ctx context.Context, x *call) (*Result, error) {
 		in.Urgency = dispatch.AskUrgency(u)
 	}
 	var anchor dispatch.AnchorInput
-	if x.decode("anchor", &anchor) {
-		in.Anchor = &anchor
-	}
+	anchored := x.decode("anchor", &anchor)
 	var ask *dispatch.Ask
 	var advice *dispatch.WriteAdvice
 	var target sub
+	var doc *document
+	var key string
+	var err error
 	if o.document() {
-		doc, err := x.c.resolveDocument(ctx, o)
-		if err != nil {
+		if doc, err = x.c.resolveDocument(ctx, o); err != nil {
 			return nil, err
 		}
 		target = doc.sub()
-		if ask, advice, err = x.c.CreateArtifactAsk(ctx, doc.art.ID, in); err != nil {
-			return nil, err
-		}
 	} else {
-		key, err := x.c.issueKey(ctx, o.issue)
-		if err != nil {
+		if key, err = x.c.issueKey(ctx, o.issue); err != nil {
 			return nil, err
 		}
 		target = issueSub(key)
-		if ask, advice, err = x.c.CreateIssueAsk(ctx, key, in); err != nil {
+	}
+	if anchored {
+		// The anchor names its document as the model wrote it (id, slug or name); the server
+		// takes the document id, as for comments and suggestions (§9 AnchorInput).
+		if anchor.Artifact, err = x.c.anchorArtifact(ctx, key, doc, anchor.Artifact); err != nil {
 			return nil, err
 		}
+		in.Anchor = &anchor
+	}
+	if doc != nil {
+		ask, advice, err = x.c.CreateArtifactAsk(ctx, doc.art.ID, in)
+	} else {
+		ask, advice, err = x.c.CreateIssueAsk(ctx, key, in)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return askOpenedResult(x.c, ask, target, advice), nil
 }
@@ -461,7 +470,8 @@ func runFollow(ctx context.Context, x *call) (*Result, error) {
 func runComment(ctx context.Context, x *call) (*Result, error) {
 	o := x.owner()
 	in := dispatch.CreateCommentInput{}
-	in.Body, _ = x.str("body")
+	body, _ := x.str("body")
+	in.Body = &body
 	in.ReplyTo, _ = x.str("reply_to")
 	if dispatch.IsUUID(in.ReplyTo) {
 		in.ReplyTo = strings.ToLower(in.ReplyTo)
@@ -511,14 +521,13 @@ func runComment(ctx context.Context, x *call) (*Result, error) {
 	}
 	var text string
 	if replying {
-		waiting := resp.AskWaitingOn
-		if waiting == "" {
-			waiting = dispatch.TurnHuman
-			if in.Turn != "" {
-				waiting = in.Turn
-			}
+		// Whose move the ask now awaits is the answer's turn; a closed ask records none
+		// (`turn: null`), and the result then states none rather than guess one (§8.9).
+		text = "Replied on ask " + in.AskID + " (comment " + resp.ID
+		if resp.Turn != nil && *resp.Turn != "" {
+			text += "; ask now waiting on " + string(*resp.Turn)
 		}
-		text = "Replied on ask " + in.AskID + " (comment " + resp.ID + "; ask now waiting on " + string(waiting) + ")"
+		text += ")"
 	} else {
 		text = "Commented on " + target.label + " (comment " + resp.ID + ")"
 	}
@@ -533,7 +542,10 @@ func runSuggest(ctx context.Context, x *call) (*Result, error) {
 	quote, _ := x.str("quote")
 	with, _ := x.str("replace_with")
 	in := dispatch.CreateCommentInput{Suggestion: &dispatch.SuggestionInput{ReplaceWith: with}}
-	in.Body, _ = x.str("body")
+	// The rationale is optional: without one the body member is left out, not sent as "" (§8.6).
+	if body, ok := x.str("body"); ok {
+		in.Body = &body
+	}
 	anchor := &dispatch.AnchorInput{Artifact: doc.art.ID, Quote: quote}
 	if n, ok := x.int("occurrence"); ok {
 		anchor.Occurrence = &n
@@ -663,7 +675,7 @@ func runSearch(ctx context.Context, x *call) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return searchResult(query, resp), nil
+	return searchResult(x.c, query, resp), nil
 }
 
 func runIssues(ctx context.Context, x *call) (*Result, error) {
@@ -700,7 +712,7 @@ func runOpenAsks(ctx context.Context, x *call) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return openAsksResult(project, resp), nil
+	return openAsksResult(x.c, project, resp), nil
 }
 
 func runWhoami(ctx context.Context, x *call) (*Result, error) {

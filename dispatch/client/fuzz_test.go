@@ -119,13 +119,13 @@ func decodeInto(c *Client, a *answer, kind uint8) error {
 		if err := c.decodeAnswer(a, shapeObject, "", &v); err != nil {
 			return err
 		}
-		_ = searchResult("q", &v)
+		_ = searchResult(c, "q", &v)
 	case 8:
 		var v dispatch.OpenAsksResponse
 		if err := c.decodeAnswer(a, shapeObject, "", &v); err != nil {
 			return err
 		}
-		_ = openAsksResult("", &v)
+		_ = openAsksResult(c, "", &v)
 	case 9:
 		var v dispatch.GraphReferences
 		if err := c.decodeAnswer(a, shapeObject, "", &v); err != nil {

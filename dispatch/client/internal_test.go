@@ -215,24 +215,45 @@ func TestComponentsLine(t *testing.T) {
 	}
 }
 
-// TestSearchLine pins the two hit formats of §8.9 and the legacy issue mirror.
+// TestSearchLine pins the two hit formats of §8.9 and the legacy issue mirror: plain-text
+// snippets and absolute hrefs.
 func TestSearchLine(t *testing.T) {
+	c := New(Config{URL: "https://d.test/", Token: "t"})
 	tests := []struct {
 		r    dispatch.SearchResult
 		want string
 	}{
 		{dispatch.SearchResult{Kind: dispatch.ResultAsk, Owner: dispatch.SearchOwner{Kind: dispatch.OwnerIssue, Key: "DSP-1", Title: "T", Status: "todo"},
-			Snippet: "a\n <mark>b</mark>", Href: "/issues/DSP-1?ask=x"}, "DSP-1 [todo] T - ask: a <mark>b</mark> -> /issues/DSP-1?ask=x"},
+			Snippet: "a\n <mark>b</mark>", Href: "/issues/DSP-1?ask=x"}, "DSP-1 [todo] T - ask: a b -> https://d.test/issues/DSP-1?ask=x"},
 		{dispatch.SearchResult{Kind: dispatch.ResultComment, Owner: dispatch.SearchOwner{Kind: dispatch.OwnerIssue, Key: "DSP-1", Title: "T", Status: "todo"},
-			Artifact: &dispatch.SearchArtifact{Slug: "spec", Name: "Spec"}, Snippet: "s", Href: "h"}, "DSP-1 [todo] T - comment Spec: s -> h"},
+			Artifact: &dispatch.SearchArtifact{Slug: "spec", Name: "Spec"}, Snippet: "s", Href: "h"}, "DSP-1 [todo] T - comment Spec: s -> https://d.test/h"},
 		{dispatch.SearchResult{Kind: dispatch.ResultDocument, Owner: dispatch.SearchOwner{Kind: dispatch.OwnerDocument, Project: "CORE", Slug: "roadmap", Name: "Roadmap"},
-			Snippet: "s", Href: "h"}, "dispatch://CORE/artifact/roadmap [document] Roadmap - document: s -> h"},
+			Snippet: "s", Href: "https://d.test/docs/CORE/roadmap"}, "dispatch://CORE/artifact/roadmap [document] Roadmap - document: s -> https://d.test/docs/CORE/roadmap"},
 		{dispatch.SearchResult{Kind: dispatch.ResultMessage, Issue: &dispatch.SearchIssue{Key: "DSP-2", Title: "U", Status: "done"},
-			Snippet: "s", Href: "/issues/DSP-2/conversation"}, "DSP-2 [done] U - message: s -> /issues/DSP-2/conversation"},
+			Snippet: "s", Href: "/issues/DSP-2/conversation"}, "DSP-2 [done] U - message: s -> https://d.test/issues/DSP-2/conversation"},
 	}
 	for _, tt := range tests {
-		if got := searchLine(tt.r); got != tt.want {
+		if got := searchLine(c, tt.r); got != tt.want {
 			t.Errorf("got  %q\nwant %q", got, tt.want)
+		}
+	}
+}
+
+// TestAbsolute: relative hrefs are rendered against DISPATCH_URL (§8.9), absolute ones kept.
+func TestAbsolute(t *testing.T) {
+	for _, tt := range []struct{ base, href, want string }{
+		{"https://d.test", "/issues/DSP-1", "https://d.test/issues/DSP-1"},
+		{"https://d.test/", "/issues/DSP-1?ask=x#y", "https://d.test/issues/DSP-1?ask=x#y"},
+		{"https://d.test/dispatch//", "/issues/DSP-1", "https://d.test/dispatch/issues/DSP-1"},
+		{"https://d.test/dispatch", "issues/DSP-1", "https://d.test/dispatch/issues/DSP-1"},
+		{"https://d.test", "?ask=x", "https://d.test/?ask=x"},
+		{"https://d.test", "//cdn.test/a", "https://cdn.test/a"},
+		{"https://d.test", "http://other.test/a", "http://other.test/a"},
+		{"https://d.test", "%zz", "https://d.test/%zz"},
+		{"https://d.test", "", ""},
+	} {
+		if got := New(Config{URL: tt.base, Token: "t"}).absolute(tt.href); got != tt.want {
+			t.Errorf("%q + %q = %q, want %q", tt.base, tt.href, got, tt.want)
 		}
 	}
 }

@@ -103,7 +103,7 @@ func TestEndpoints(t *testing.T) {
 		{"OpenAsks by project", func(c *client.Client) error { _, err := c.OpenAsks(ctx, "ses_1", "CORE"); return err },
 			jsonAnswer(200, `{"asks":[]}`), "GET", "/api/v1/asks/open", "project=CORE", "", "", false},
 		{"CreateIssueComment", func(c *client.Client) error {
-			_, _, err := c.CreateIssueComment(ctx, "DSP-1", dispatch.CreateCommentInput{Body: "b", AskID: u1, Turn: dispatch.TurnAgent})
+			_, _, err := c.CreateIssueComment(ctx, "DSP-1", dispatch.CreateCommentInput{Body: new("b"), AskID: u1, Turn: dispatch.TurnAgent})
 			return err
 		}, jsonAnswer(201, `{"id":"c","ask_waiting_on":"agent"}`), "POST", "/api/v1/issues/DSP-1/comments", "",
 			`{"body":"b","ask_id":"` + u1 + `","turn":"agent","actor":` + testActor + `}`, "application/json", false},
@@ -111,7 +111,7 @@ func TestEndpoints(t *testing.T) {
 			_, _, err := c.CreateArtifactComment(ctx, u1, dispatch.CreateCommentInput{Anchor: &dispatch.AnchorInput{Artifact: u1, Quote: "a"}, Suggestion: &dispatch.SuggestionInput{ReplaceWith: "b"}})
 			return err
 		}, jsonAnswer(201, `{"id":"c"}`), "POST", "/api/v1/artifacts/" + u1 + "/comments", "",
-			`{"body":"","anchor":{"artifact":"` + u1 + `","quote":"a"},"suggestion":{"replace_with":"b"},"actor":` + testActor + `}`, "application/json", false},
+			`{"anchor":{"artifact":"` + u1 + `","quote":"a"},"suggestion":{"replace_with":"b"},"actor":` + testActor + `}`, "application/json", false},
 		{"ResolveComment", func(c *client.Client) error { _, err := c.ResolveComment(ctx, u1); return err },
 			jsonAnswer(200, `{"id":"c"}`), "POST", "/api/v1/comments/" + u1 + "/resolve", "", `{"actor":` + testActor + `}`, "application/json", false},
 		{"GetComment", func(c *client.Client) error { _, err := c.GetComment(ctx, u1); return err },

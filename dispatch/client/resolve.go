@@ -144,12 +144,16 @@ func (c *Client) resolveDocument(ctx context.Context, o owner) (*document, error
 		}
 		return nil, noDocument(o.artifact, key, arts)
 	}
-	art, err := c.ProjectArtifact(ctx, o.project, o.artifact)
-	if err == nil {
-		return &document{art: *art, project: o.project}, nil
-	}
-	if _, refused := err.(*DispatchServiceError); !refused {
-		return nil, err
+	// An empty artifact names no slug to look up (the request would read the listing's path);
+	// only the listing can answer it, with a miss.
+	if o.artifact != "" {
+		art, err := c.ProjectArtifact(ctx, o.project, o.artifact)
+		if err == nil {
+			return &document{art: *art, project: o.project}, nil
+		}
+		if _, refused := err.(*DispatchServiceError); !refused {
+			return nil, err
+		}
 	}
 	list, err := c.UnlinkedProjectArtifacts(ctx, o.project)
 	if err != nil {
@@ -161,8 +165,42 @@ func (c *Client) resolveDocument(ctx context.Context, o owner) (*document, error
 	return nil, noDocument(o.artifact, o.project, list)
 }
 
+// anchorArtifact resolves the document a quote anchor names (its id, slug or name, §8.5) to
+// the document id the server takes (§9 AnchorInput), on the ask's owner: the issue key of an
+// issue-owned ask (doc nil; the issue's documents are read), or the owner of its document (the
+// issue's documents already read, or the project's). A miss names the owner and its documents.
+func (c *Client) anchorArtifact(ctx context.Context, key string, doc *document, name string) (string, error) {
+	switch {
+	case doc != nil && doc.details != nil:
+		if a, ok := matchArtifact(doc.details.Artifacts, name); ok {
+			return a.ID, nil
+		}
+		return "", noDocument(name, doc.key, doc.details.Artifacts)
+	case doc != nil:
+		if _, ok := matchArtifact([]dispatch.Artifact{doc.art}, name); ok {
+			return doc.art.ID, nil
+		}
+		other, err := c.resolveDocument(ctx, owner{project: doc.project, artifact: name, doc: true})
+		if err != nil {
+			return "", err
+		}
+		return other.art.ID, nil
+	}
+	read, err := c.GetIssue(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	if a, ok := matchArtifact(read.Issue.Artifacts, name); ok {
+		return a.ID, nil
+	}
+	return "", noDocument(name, key, read.Issue.Artifacts)
+}
+
 // matchArtifact matches a document by id, then slug, then name.
 func matchArtifact(arts []dispatch.Artifact, name string) (dispatch.Artifact, bool) {
+	if name == "" {
+		return dispatch.Artifact{}, false
+	}
 	for _, field := range []func(dispatch.Artifact) string{
 		func(a dispatch.Artifact) string { return a.ID },
 		func(a dispatch.Artifact) string { return a.Slug },

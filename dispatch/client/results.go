@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -124,6 +125,40 @@ func questionHead(q string) string {
 	return cut
 }
 
+// plainSnippet renders a search snippet as plain text (§8.9): the server's `<mark>` highlights
+// removed and white space collapsed. Other text, entities included, is the server's.
+func plainSnippet(s string) string {
+	if strings.Contains(s, "mark>") {
+		s = markTags.Replace(s)
+	}
+	return oneLine(s)
+}
+
+var markTags = strings.NewReplacer("<mark>", "", "</mark>", "")
+
+// absolute renders an href the server returned relative as an absolute URL against
+// DISPATCH_URL (§8.9): a path is appended to the base URL without its trailing slash, as API
+// paths are (§8.1), so a server behind a base path keeps it; a scheme-relative href takes the
+// base URL's scheme; an absolute URL is kept as returned.
+func (c *Client) absolute(href string) string {
+	if href == "" {
+		return ""
+	}
+	if u, err := url.Parse(href); err == nil && u.IsAbs() {
+		return href
+	}
+	switch {
+	case strings.HasPrefix(href, "//"):
+		if u, err := url.Parse(c.base); err == nil && u.Scheme != "" {
+			return u.Scheme + ":" + href
+		}
+		return href
+	case strings.HasPrefix(href, "/"):
+		return c.base + href
+	}
+	return c.base + "/" + href
+}
+
 // oneLine collapses white space runs to one space.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
@@ -156,12 +191,12 @@ func createdResult(c *Client, w *IssueWrite, extra []string) *Result {
 // duplicateResult is the not-created result of a `409 POSSIBLE_DUPLICATE` answer (§8.9): each
 // candidate as `<KEY> [<status>] <title> → <href>` and the suggestion to retry with
 // `force: true`.
-func duplicateResult(in dispatch.CreateIssueInput, se *DispatchServiceError) *Result {
+func duplicateResult(c *Client, in dispatch.CreateIssueInput, se *DispatchServiceError) *Result {
 	cands := se.DuplicateCandidates()
 	lines := []string{"Not created: Dispatch found " + plural(len(cands), "possible duplicate", "possible duplicates") +
 		" of " + jsonvalue.Quote(in.Title) + " in " + in.Project + "."}
 	for _, d := range cands {
-		lines = append(lines, "- "+d.Key+" ["+string(d.Status)+"] "+d.Title+" → "+d.Href)
+		lines = append(lines, "- "+d.Key+" ["+string(d.Status)+"] "+d.Title+" → "+c.absolute(d.Href))
 	}
 	lines = append(lines, "If none of these is the same issue, call dispatch_issue again with force: true.")
 	if cands == nil {
@@ -405,22 +440,23 @@ func uploadResult(c *Client, key, project string, resp *dispatch.ArtifactUploadR
 // searchResult renders one line per hit (§8.9): `<KEY> [<status>] <title> - <kind>[ <artifact
 // name>]: <snippet> -> <href>`, or for a project document owner `dispatch://<P>/artifact/<slug>
 // [document] <name> - <kind>: <snippet> -> <href>`. Hits render from owner (§9.9).
-func searchResult(query string, resp *dispatch.SearchResponse) *Result {
+func searchResult(c *Client, query string, resp *dispatch.SearchResponse) *Result {
 	if len(resp.Results) == 0 {
 		return &Result{Text: "No results for " + jsonvalue.Quote(query), Details: jsonvalue.ObjectOf("results", []any{})}
 	}
 	lines := make([]string, 0, len(resp.Results))
 	for _, r := range resp.Results {
-		lines = append(lines, searchLine(r))
+		lines = append(lines, searchLine(c, r))
 	}
 	return &Result{Text: strings.Join(lines, "\n"), Details: jsonvalue.ObjectOf("results", toJSON(resp.Results))}
 }
 
-func searchLine(r dispatch.SearchResult) string {
-	snippet := oneLine(r.Snippet)
+func searchLine(c *Client, r dispatch.SearchResult) string {
+	snippet := plainSnippet(r.Snippet)
+	href := c.absolute(r.Href)
 	o := r.Owner
 	if o.Kind == dispatch.OwnerDocument {
-		return "dispatch://" + o.Project + "/artifact/" + o.Slug + " [document] " + o.Name + " - " + string(r.Kind) + ": " + snippet + " -> " + r.Href
+		return "dispatch://" + o.Project + "/artifact/" + o.Slug + " [document] " + o.Name + " - " + string(r.Kind) + ": " + snippet + " -> " + href
 	}
 	key, status, title := o.Key, o.Status, o.Title
 	if key == "" && r.Issue != nil {
@@ -430,7 +466,7 @@ func searchLine(r dispatch.SearchResult) string {
 	if r.Artifact != nil && r.Artifact.Name != "" {
 		line += " " + r.Artifact.Name
 	}
-	return line + ": " + snippet + " -> " + r.Href
+	return line + ": " + snippet + " -> " + href
 }
 
 // issuesResult renders one row per issue, `<KEY> [<status>] P<n> <title> · <N> open asks ·
@@ -485,8 +521,8 @@ func syncResult(project string, src *dispatch.ArchitectureSource) *Result {
 	return &Result{Text: text, Details: jsonvalue.ObjectOf("source", toJSON(src))}
 }
 
-// openAsksResult lists the open asks oldest first with their references.
-func openAsksResult(project string, resp *dispatch.OpenAsksResponse) *Result {
+// openAsksResult lists the open asks oldest first with their references and deep links.
+func openAsksResult(c *Client, project string, resp *dispatch.OpenAsksResponse) *Result {
 	scope := "by this session"
 	if project != "" {
 		scope = "in " + project
@@ -511,6 +547,9 @@ func openAsksResult(project string, resp *dispatch.OpenAsksResponse) *Result {
 			line += " " + ref
 		}
 		line += " [" + string(a.Urgency) + "] " + questionHead(a.Question) + " · waiting on " + string(a.WaitingOn) + " · " + age(a.AgeSeconds) + " old"
+		if a.Ref != "" {
+			line += " -> " + c.absolute(a.Ref)
+		}
 		lines = append(lines, line)
 	}
 	return &Result{Text: strings.Join(lines, "\n"), Details: jsonvalue.ObjectOf("open_asks", toJSON(resp))}
