@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/agentwire/agentwire/jsonvalue"
+	"github.com/agentwire/agentwire/store"
 )
 
 // Right is one permission a token grants (relay.md §1 Auth, the auth file's `rights`).
@@ -247,6 +248,8 @@ func parseToken(path string, item any) (authToken, error) {
 		return t, fmt.Errorf("%s.token_sha256 is missing", path)
 	case p.Org == "":
 		return t, fmt.Errorf("%s.org is missing", path)
+	case len(p.Org) > store.MaxIDBytes:
+		return t, fmt.Errorf("%s.org exceeds the %d-byte limit of every id", path, store.MaxIDBytes)
 	case p.InstanceID == "":
 		return t, fmt.Errorf("%s.instance_id is missing", path)
 	case !obj.Has("instance_label"):

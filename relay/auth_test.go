@@ -129,6 +129,7 @@ func TestParseAuth(t *testing.T) {
 		{"bad hash", `[{"token_sha256":"abc","org":"o","instance_id":"i","instance_label":"","rights":[]}]`, "tokens[0].token_sha256 must be 64 hexadecimal digits"},
 		{"missing org", `[{"token_sha256":"` + hash + `","instance_id":"i","instance_label":"","rights":[]}]`, "tokens[0].org is missing"},
 		{"empty org", `[{"token_sha256":"` + hash + `","org":"","instance_id":"i","instance_label":"","rights":[]}]`, "tokens[0].org must not be empty"},
+		{"org over the id limit", `[{"token_sha256":"` + hash + `","org":"` + strings.Repeat("o", 513) + `","instance_id":"i","instance_label":"","rights":[]}]`, "tokens[0].org exceeds the 512-byte limit of every id"},
 		{"missing label", `[{"token_sha256":"` + hash + `","org":"o","instance_id":"i","rights":[]}]`, "tokens[0].instance_label is missing"},
 		{"missing rights", `[{"token_sha256":"` + hash + `","org":"o","instance_id":"i","instance_label":""}]`, "tokens[0].rights is missing"},
 		{"unknown right", `[{"token_sha256":"` + hash + `","org":"o","instance_id":"i","instance_label":"","rights":["runs.delete"]}]`, "tokens[0].rights[0] is not a known right"},

@@ -100,6 +100,9 @@ func TestScreenRefusals(t *testing.T) {
 		{"malformed query", "GET", "/v1/runs?limit=%zz", nil, ""},
 		{"unknown runs parameter", "GET", "/v1/runs?sort=asc", nil, ""},
 		{"unknown events parameter", "GET", "/v1/runs/screened/events?before=3", nil, ""},
+		// Ids are at most 512 bytes on every store (relay.md §5.1.1).
+		{"run ID over the id limit", "POST", "/v1/runs/" + strings.Repeat("r", 513) + "/events", nd, events},
+		{"run ID over the id limit, read", "GET", "/v1/runs/" + strings.Repeat("r", 513), nil, ""},
 		// Values that are not echoed whole.
 		{"huge Last-Event-ID", "GET", "/v1/runs/screened/events", map[string]string{"Accept": relay.MediaSSE, "Last-Event-ID": strings.Repeat("9", 100<<10)}, ""},
 		{"huge content type", "POST", "/v1/runs/screened/events", map[string]string{"Content-Type": "application/" + strings.Repeat("x", 50<<10)}, events},

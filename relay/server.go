@@ -485,6 +485,10 @@ func (s *Server) guarded(rt route) http.Handler {
 		if e == nil && rt.params != nil {
 			e = onlyParams(r, rt.params, bus)
 		}
+		if id := r.PathValue("runId"); e == nil && len(id) > store.MaxIDBytes {
+			// relay.md §5.1.1: the same limit on every store.
+			e = newError(CodeInvalidRequest, "Run ID exceeds the %d-byte limit.", store.MaxIDBytes).withField("runId")
+		}
 		if e != nil {
 			if bus {
 				writeBusError(w, busFromRelay(e))

@@ -107,8 +107,8 @@ type Handoff struct {
 // ValidateHandoff checks the preconditions of [BusFrameStore.OfferHandoff].
 func ValidateHandoff(h HandoffWrite) error {
 	switch {
-	case h.Org == "":
-		return fmt.Errorf("%w: empty org", ErrInvalid)
+	case badID(h.Org):
+		return idError("org", h.Org)
 	case h.HandoffID == "":
 		return fmt.Errorf("%w: empty handoff_id", ErrInvalid)
 	case h.Channel == "":
@@ -132,8 +132,8 @@ func ValidateHandoff(h HandoffWrite) error {
 // ValidateHandoffKey checks an org and a handoff_id.
 func ValidateHandoffKey(org, handoffID string) error {
 	switch {
-	case org == "":
-		return fmt.Errorf("%w: empty org", ErrInvalid)
+	case badID(org):
+		return idError("org", org)
 	case handoffID == "":
 		return fmt.Errorf("%w: empty handoff_id", ErrInvalid)
 	}

@@ -69,7 +69,7 @@ func TestValidateMessage(t *testing.T) {
 		{"valid direct on an org channel", func(m *store.MessageWrite) { m.ToOrg, m.ToInstance = "o", "j" }, ""},
 		{"valid without expiry", func(m *store.MessageWrite) { m.ExpiresAt = time.Time{} }, ""},
 		{"unknown network", func(m *store.MessageWrite) { m.Stream.Network = "mesh" }, `store: invalid argument: stream network "mesh" is neither "org" nor "swarm"`},
-		{"org stream without org", func(m *store.MessageWrite) { m.Stream.Org = "" }, "store: invalid argument: org stream without org"},
+		{"org stream without org", func(m *store.MessageWrite) { m.Stream.Org = "" }, "store: invalid argument: empty stream org"},
 		{"swarm stream with org", func(m *store.MessageWrite) { m.Stream = store.StreamKey{Network: "swarm", Org: "o", Name: "s"} }, `store: invalid argument: swarm stream keyed by org "o"`},
 		{"no stream name", func(m *store.MessageWrite) { m.Stream.Name = "" }, "store: invalid argument: empty stream name"},
 		{"no sender org", func(m *store.MessageWrite) { m.SenderOrg = "" }, "store: invalid argument: empty sender org"},

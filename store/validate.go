@@ -8,6 +8,21 @@ import (
 	"github.com/agentwire/agentwire/envelope"
 )
 
+// MaxIDBytes bounds an org, a run ID, a channel and a swarm_id on every store (relay.md
+// §5.1.1): a JetStream subject carries them encoded, and every backend refuses the same calls.
+const MaxIDBytes = 512
+
+// badID reports whether an id is empty or longer than MaxIDBytes.
+func badID(id string) bool { return id == "" || len(id) > MaxIDBytes }
+
+// idError is the ErrInvalid of a bad id (badID).
+func idError(what, id string) error {
+	if id == "" {
+		return fmt.Errorf("%w: empty %s", ErrInvalid, what)
+	}
+	return fmt.Errorf("%w: %s of %d bytes exceeds the %d-byte limit", ErrInvalid, what, len(id), MaxIDBytes)
+}
+
 // storedSubject reports whether the ENVOY_NOTIFICATIONS stream stores subject.
 func storedSubject(subject string) bool {
 	_, ok := envelope.StreamSubjectFor(subject)
@@ -68,11 +83,11 @@ func ValidateEvents(events []Event, first int) error {
 
 // ValidateRunKey checks that org and runID are non-empty (the scope of every [RunStore] call).
 func ValidateRunKey(org, runID string) error {
-	if org == "" {
-		return fmt.Errorf("%w: empty org", ErrInvalid)
+	if badID(org) {
+		return idError("org", org)
 	}
-	if runID == "" {
-		return fmt.Errorf("%w: empty run ID", ErrInvalid)
+	if badID(runID) {
+		return idError("run ID", runID)
 	}
 	return nil
 }
@@ -109,8 +124,8 @@ func ValidateRead(org, runID string, after int64, limit int) error {
 // ValidateList checks the arguments of [RunStore.ListRuns] other than the cursor, whose form
 // only its backend knows.
 func ValidateList(org string, q ListRunsQuery) error {
-	if org == "" {
-		return fmt.Errorf("%w: empty org", ErrInvalid)
+	if badID(org) {
+		return idError("org", org)
 	}
 	if q.Limit <= 0 {
 		return fmt.Errorf("%w: limit %d is not positive", ErrInvalid, q.Limit)
@@ -123,8 +138,8 @@ func ValidateList(org string, q ListRunsQuery) error {
 func ValidateStream(k StreamKey) error {
 	switch k.Network {
 	case NetworkOrg:
-		if k.Org == "" {
-			return fmt.Errorf("%w: org stream without org", ErrInvalid)
+		if badID(k.Org) {
+			return idError("stream org", k.Org)
 		}
 	case NetworkSwarm:
 		if k.Org != "" {
@@ -133,8 +148,8 @@ func ValidateStream(k StreamKey) error {
 	default:
 		return fmt.Errorf("%w: stream network %q is neither %q nor %q", ErrInvalid, k.Network, NetworkOrg, NetworkSwarm)
 	}
-	if k.Name == "" {
-		return fmt.Errorf("%w: empty stream name", ErrInvalid)
+	if badID(k.Name) {
+		return idError("stream name", k.Name)
 	}
 	return nil
 }
@@ -254,8 +269,8 @@ func ValidateProposal(p TaskProposalWrite) error {
 // and the other paged reads keyed by org).
 func ValidatePage(org string, after int64, limit int) error {
 	switch {
-	case org == "":
-		return fmt.Errorf("%w: empty org", ErrInvalid)
+	case badID(org):
+		return idError("org", org)
 	case after < 0:
 		return fmt.Errorf("%w: negative cursor %d", ErrInvalid, after)
 	case limit <= 0:
@@ -279,8 +294,8 @@ func ValidateSweep(at time.Time, limit int) error {
 // ValidateEnvelope checks the preconditions of [NotificationStore.AppendEnvelope].
 func ValidateEnvelope(org string, e EnvelopeWrite, window time.Duration) error {
 	switch {
-	case org == "":
-		return fmt.Errorf("%w: empty org", ErrInvalid)
+	case badID(org):
+		return idError("org", org)
 	case e.Subject == "":
 		return fmt.Errorf("%w: empty subject", ErrInvalid)
 	case !storedSubject(e.Subject):
@@ -310,8 +325,8 @@ func ValidateAnnouncements(anns []Announcement, at time.Time) error {
 	}
 	for i, a := range anns {
 		switch {
-		case a.Org == "":
-			return fmt.Errorf("%w: announcement %d: empty org", ErrInvalid, i)
+		case badID(a.Org):
+			return fmt.Errorf("announcement %d: %w", i, idError("org", a.Org))
 		case a.Instance == "":
 			return fmt.Errorf("%w: announcement %d: empty instance", ErrInvalid, i)
 		case a.Agent == "":
@@ -328,8 +343,8 @@ func ValidateAnnouncements(anns []Announcement, at time.Time) error {
 // ValidateAnnouncedQuery checks the arguments of [BusStore.AnnouncedInstances].
 func ValidateAnnouncedQuery(org, vault, agent string) error {
 	switch {
-	case org == "":
-		return fmt.Errorf("%w: empty org", ErrInvalid)
+	case badID(org):
+		return idError("org", org)
 	case vault == "":
 		return fmt.Errorf("%w: empty vault", ErrInvalid)
 	case agent == "":
@@ -342,8 +357,8 @@ func ValidateAnnouncedQuery(org, vault, agent string) error {
 // [BusStore.Announcements], [BusStore.Acks] and [BusStore.SetAck].
 func ValidateInstance(org, instance string) error {
 	switch {
-	case org == "":
-		return fmt.Errorf("%w: empty org", ErrInvalid)
+	case badID(org):
+		return idError("org", org)
 	case instance == "":
 		return fmt.Errorf("%w: empty instance", ErrInvalid)
 	}
@@ -368,8 +383,8 @@ func ValidateAck(org, instance string, stream StreamKey, seq int64) error {
 // ([NotificationStore.RecordSessionDeliveries], [NotificationStore.SessionDeliveries]).
 func ValidateSession(org, session string, keys []string) error {
 	switch {
-	case org == "":
-		return fmt.Errorf("%w: empty org", ErrInvalid)
+	case badID(org):
+		return idError("org", org)
 	case session == "":
 		return fmt.Errorf("%w: empty session", ErrInvalid)
 	}

@@ -262,6 +262,10 @@ func testBusInvalidArguments(t *testing.T, h *harness) {
 			m.Stream = store.StreamKey{Network: store.NetworkSwarm, Org: "o", Name: "sw"}
 		})},
 		{"no stream name", with(func(m *store.MessageWrite) { m.Stream.Name = "" })},
+		{"stream name over the id limit", with(func(m *store.MessageWrite) { m.Stream.Name = strings.Repeat("c", store.MaxIDBytes+1) })},
+		{"org over the id limit", with(func(m *store.MessageWrite) {
+			m.Stream.Org, m.SenderOrg = strings.Repeat("o", store.MaxIDBytes+1), strings.Repeat("o", store.MaxIDBytes+1)
+		})},
 		{"no sender org", with(func(m *store.MessageWrite) { m.SenderOrg = "" })},
 		{"no sender instance", with(func(m *store.MessageWrite) { m.SenderInstance = "" })},
 		{"no client_msg_id", with(func(m *store.MessageWrite) { m.ClientMsgID = "" })},

@@ -414,6 +414,9 @@ func testInvalidArguments(t *testing.T, h *harness) {
 	}{
 		{"empty org", "", "r", good},
 		{"empty run", "o", "", good},
+		// Ids are at most store.MaxIDBytes on every store (relay.md §5.1.1).
+		{"org over the id limit", strings.Repeat("o", store.MaxIDBytes+1), "r", good},
+		{"run over the id limit", "o", strings.Repeat("r", store.MaxIDBytes+1), good},
 		{"negative expected", "o", "r", with(func(r *store.AppendRequest) { r.ExpectedLastLogicalSequence = -1 })},
 		{"no events", "o", "r", with(func(r *store.AppendRequest) { r.Events = nil })},
 		{"first batch without snapshot", "o", "r", with(func(r *store.AppendRequest) { r.Snapshot = nil })},
@@ -441,6 +444,7 @@ func testInvalidArguments(t *testing.T, h *harness) {
 	}{
 		{"empty org", "", "r", 0, 1},
 		{"empty run", "o", "", 0, 1},
+		{"run over the id limit", "o", strings.Repeat("r", store.MaxIDBytes+1), 0, 1},
 		{"negative after", "o", "r", -1, 1},
 		{"zero limit", "o", "r", 0, 0},
 		{"negative limit", "o", "r", 0, -1},
@@ -459,6 +463,14 @@ func testInvalidArguments(t *testing.T, h *harness) {
 	}
 	if _, err := s.ListRuns(ctx, "o", store.ListRunsQuery{}); !errors.Is(err, store.ErrInvalid) {
 		t.Fatalf("ListRuns zero limit: %v, want ErrInvalid", err)
+	}
+	// Ids of exactly store.MaxIDBytes are stored and read back.
+	org, run := strings.Repeat("ö", store.MaxIDBytes/2), strings.Repeat("r", store.MaxIDBytes)
+	if _, err := s.AppendRun(ctx, org, run, store.AppendRequest{Events: Batch(run, 1), Snapshot: Snapshot(1, 1), Status: "running"}); err != nil {
+		t.Fatalf("AppendRun with %d-byte ids: %v", store.MaxIDBytes, err)
+	}
+	if evs, err := s.ReadEvents(ctx, org, run, 0, 10); err != nil || len(evs) != 1 {
+		t.Fatalf("ReadEvents with %d-byte ids: %d events, %v", store.MaxIDBytes, len(evs), err)
 	}
 }
 
