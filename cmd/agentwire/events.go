@@ -8,7 +8,6 @@ import (
 
 	"github.com/agentwire/agentwire/events"
 	"github.com/agentwire/agentwire/events/synth"
-	"github.com/agentwire/agentwire/jsonvalue"
 )
 
 func init() { register(newEventsCmd) }
@@ -115,16 +114,13 @@ func newEventsReduceCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			snap, err := state.MarshalJSON()
-			if err != nil {
-				return err
-			}
+			// The state nests deeper than an event may (events.MaxStateDepth): MarshalIndent
+			// allows for that.
+			snap := state.AppendJSON(nil)
 			if !compact {
-				v, err := jsonvalue.Parse(snap, "Agent reducer state")
-				if err != nil {
+				if snap, err = state.MarshalIndent("  "); err != nil {
 					return err
 				}
-				snap = jsonvalue.AppendIndented(nil, v, "  ", 0)
 			}
 			snap = append(snap, '\n')
 			_, err = cmd.OutOrStdout().Write(snap)
