@@ -130,7 +130,8 @@ func openInput(cmd *cobra.Command, args []string) (io.ReadCloser, error) {
 }
 
 // forEachLine calls fn for every non-blank line of r (cli.md: split on LF, physical 1-based line
-// numbers counting blank lines, blank = empty or only spaces/tabs, lines of any length). The
+// numbers counting blank lines, blank = empty or only spaces/tabs, with a CR of a CRLF line
+// ending also taken as white space (isBlank), lines of any length). The
 // line passed to fn excludes the LF and is only valid during the call. fn returning a non-nil
 // error stops the walk with that error.
 func forEachLine(r io.Reader, fn func(n int, line []byte) error) error {
@@ -170,9 +171,13 @@ func forEachLine(r io.Reader, fn func(n int, line []byte) error) error {
 	}
 }
 
+// isBlank reports whether a line (its LF removed) holds nothing but spaces, tabs and CRs. cli.md
+// calls a line of spaces and tabs blank and a trailing CR white space: so a blank line of a CRLF
+// file ("\r", " \t\r") is blank too. The CR is JSON white space (events.md §3.4) like the
+// others, so this is exactly "a line with no JSON text".
 func isBlank(line []byte) bool {
 	for _, c := range line {
-		if c != ' ' && c != '\t' {
+		if c != ' ' && c != '\t' && c != '\r' {
 			return false
 		}
 	}
