@@ -49,7 +49,25 @@ func newRootCmd() *cobra.Command {
 	for _, build := range commandBuilders {
 		root.AddCommand(build())
 	}
+	root.SetHelpCommand(newHelpCmd())
 	return root
+}
+
+// newHelpCmd replaces cobra's help command, which prints the root help and exits 0 for a topic
+// it does not know: here that is a usage error (exit 2) like any unknown command.
+func newHelpCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil || cmd == nil || len(rest) > 0 {
+				return usageError("unknown help topic %q (see 'agentwire --help')", strings.Join(args, " "))
+			}
+			cmd.InitDefaultHelpFlag()
+			return cmd.Help()
+		},
+	}
 }
 
 // run executes the CLI with the given arguments and streams and returns the exit code.

@@ -25,6 +25,11 @@ func TestRootUsage(t *testing.T) {
 		{"help flag", []string{"--help"}, 0, ""},
 		{"unknown command", []string{"frobnicate"}, 2, "agentwire: "},
 		{"unknown flag", []string{"--frob"}, 2, "agentwire: "},
+		{"help", []string{"help"}, 0, ""},
+		{"help for a command", []string{"help", "events"}, 0, ""},
+		{"help for a subcommand", []string{"help", "events", "reduce"}, 0, ""},
+		{"help for an unknown command", []string{"help", "nosuch"}, 2, "agentwire: unknown help topic \"nosuch\""},
+		{"help for an unknown subcommand", []string{"help", "events", "nosuch"}, 2, "agentwire: unknown help topic \"events nosuch\""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
