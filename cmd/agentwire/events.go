@@ -148,6 +148,9 @@ func newEventsSynthCmd() *cobra.Command {
 			if n < 2 {
 				return usageError("--events must be at least 2, got %d", n)
 			}
+			if err := nonEmpty(cmd, "run-id"); err != nil {
+				return err
+			}
 			if runID == "" {
 				runID = synth.DefaultRunID(seed)
 			}

@@ -238,6 +238,9 @@ terminal event. With --snapshot only the final reducer state is printed (indente
 			if after < 0 {
 				return usageError("--after must be non-negative")
 			}
+			if args[0] == "" {
+				return usageError("RUN must not be empty")
+			}
 			c, err := cf.client()
 			if err != nil {
 				return err

@@ -134,6 +134,17 @@ func exactArgs(n int) cobra.PositionalArgs {
 	}
 }
 
+// nonEmpty refuses an id flag given as the empty string: `--run-id ""` (an unset variable in a
+// script, say) is a usage error, not the default or an absent value.
+func nonEmpty(cmd *cobra.Command, names ...string) error {
+	for _, name := range names {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed && f.Value.String() == "" {
+			return usageError("--%s must not be empty", name)
+		}
+	}
+	return nil
+}
+
 // openInput opens FILE, or standard input for "-" or no argument. An unreadable file is a usage
 // error.
 func openInput(cmd *cobra.Command, args []string) (io.ReadCloser, error) {
