@@ -261,6 +261,12 @@ func runListen(ctx context.Context, cmd *cobra.Command, c *relay.Client, o liste
 			fmt.Fprintf(out, "%s\n", raw)
 			printed++
 		case hive.FrameError:
+			// The relay checks the hello's instance_id against the token's (auth mode): the
+			// fix is a flag of this command, so name it rather than print the frame.
+			if r := f.Error.Reason; r != nil && *r == hive.ReasonInstanceMismatch {
+				return &exitError{code: 1, msg: fmt.Sprintf("the relay refused the hello: %s; --instance (or $AGENTWIRE_INSTANCE) must be the token's instance_id, got %q",
+					f.Error.Message, o.instance)}
+			}
 			fmt.Fprintf(errw, "agentwire: relay error: %s\n", raw)
 		}
 	}
