@@ -9,16 +9,18 @@ import "github.com/agentwire/agentwire/jsonvalue"
 // unknown member inside them) at other depths than the events had them, so a state nests deeper
 // than any event: a value at depth e in its event, holding containers down to depth
 // MaxJSONDepth there, sits at depth s in the state and holds them down to
-// MaxJSONDepth + (s - e). Depths count the top-level object as 1. Per member of §8.1 that holds
-// event data:
+// MaxJSONDepth + (s - e). Depths count the top-level object as 1. The members of §8.1 that hold
+// event data, with s and e:
 //
-//	state member                              in the state                        in the event
-//	messages[i].content[j]                    5: state, messages, [i], content, [j]  2: message.part.delta's part
-//	                                                                              (3: message.completed's content[j])
-//	toolProgress[i].content                   4: state, toolProgress, [i], content   2: tool.progress's content
-//	toolCalls[i], toolResults[i], toolErrors[i] 3: state, list, [i]                  2: toolCall, result, error
-//	interruptResolution.decisions             3: state, interruptResolution, decisions 2: decisions
-//	interrupt, usage, limit                   2                                   2
+//   - messages[i].content[j]: 5 (state, messages, [i], content, [j]); 2 in message.part.delta
+//     (event, part), 3 in message.completed (event, content, [j]);
+//   - toolProgress[i].content: 4 (state, toolProgress, [i], content); 2 in tool.progress
+//     (event, content);
+//   - toolCalls[i], toolResults[i], toolErrors[i]: 3 (state, list, [i]); 2 in tool.called,
+//     tool.completed, tool.failed (event, toolCall|result|error);
+//   - interruptResolution.decisions: 3 (state, interruptResolution, decisions); 2 in
+//     interrupt.resolved (event, decisions);
+//   - interrupt, usage, limit: 2 (state, member); 2 in the events that carry them.
 //
 // Every other member is a scalar, a list of strings or the fingerprint object (depth 2).
 // Where a value can arrive from two events (a content part from a delta or a completed
