@@ -243,3 +243,27 @@ func BenchmarkReduceDeltas(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDecodeState100k decodes the final state of the 100k-event run (what the relay does
+// when it loads a run's checkpoint), including the depth check of every value the state holds.
+func BenchmarkDecodeState100k(b *testing.B) {
+	data := run100k(b)
+	s := events.NewReducerState()
+	if err := eachLine(data, func(line []byte) error {
+		e, err := events.ParseEvent(line)
+		if err == nil {
+			s, err = events.Reduce(s, e)
+		}
+		return err
+	}); err != nil {
+		b.Fatal(err)
+	}
+	snap := s.AppendJSON(nil)
+	b.SetBytes(int64(len(snap)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := events.DecodeReducerState(snap); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -15,7 +15,8 @@ import (
 //     the error is a *ReduceError;
 //   - applying the same event to an older state (a fork) changes neither state's encoding;
 //   - every state satisfies marshal → DecodeReducerState → marshal equality (§8.6), and the
-//     decoded state answers the next event exactly like the original (case 61).
+//     decoded state answers the next event exactly like the original (case 61);
+//   - every state indents (MarshalIndent), however deep the events it holds.
 //
 // Seeds live in testdata/fuzz/FuzzReduce (valid runs, refusals, replays and forks).
 func FuzzReduce(f *testing.F) {
@@ -31,6 +32,9 @@ func FuzzReduce(f *testing.F) {
 			before, _ := s.MarshalJSON()
 			next, err := events.Reduce(s, e)
 
+			if _, err := s.MarshalIndent("  "); err != nil {
+				t.Fatalf("MarshalIndent: %v", err)
+			}
 			// Case 61: the decoded form of s answers e exactly like s.
 			decoded, derr := events.DecodeReducerState(before)
 			if derr != nil {

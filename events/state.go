@@ -552,7 +552,8 @@ func appendRecords(b []byte, v vec[*keyedRecord]) []byte {
 // CLI uses two spaces); empty arrays and objects stay `[]` and `{}`.
 func (s ReducerState) MarshalIndent(indent string) ([]byte, error) {
 	// The compact form is valid by construction; re-parsing it keeps one encoder for both forms.
-	v, err := jsonvalue.Parse(s.AppendJSON(nil), "Agent reducer state")
+	// A state nests up to MaxStateDepth levels, deeper than an event may.
+	v, err := jsonvalue.ParseDeep(s.AppendJSON(nil), stateLabel, MaxStateDepth)
 	if err != nil {
 		return nil, err
 	}
@@ -560,7 +561,12 @@ func (s ReducerState) MarshalIndent(indent string) ([]byte, error) {
 }
 
 // Value returns the state as a fresh JSON object (§8.1 member order) that shares nothing with
-// the state.
+// the state. It may nest up to MaxStateDepth levels, more than jsonvalue.Marshal or
+// CloneJSONValue accept (MaxJSONDepth); encode it with jsonvalue.AppendEncoded.
 func (s ReducerState) Value() (*Object, error) {
-	return jsonvalue.ParseObject(s.AppendJSON(nil), "Agent reducer state")
+	v, err := jsonvalue.ParseDeep(s.AppendJSON(nil), stateLabel, MaxStateDepth)
+	if err != nil {
+		return nil, err
+	}
+	return v.(*Object), nil // AppendJSON writes an object
 }

@@ -43,19 +43,18 @@ func invalidMember(name string) error {
 //     `Agent reducer state.messages[0].content[1].type is unsupported.`;
 //   - after the 21 members, a member outside §8.1 → `Agent reducer state.<name> is invalid.`
 //
-// Depth (project-defined): the state embeds event values (content parts, tool inputs and
-// outputs, interrupts) a few levels deeper than the events that carried them, and every event
-// may nest jsonvalue.MaxDepth levels (§3.3). So that "Marshal → decode → marshal MUST
-// reproduce equal JSON" holds for every state the reducer can produce, the state document is
-// parsed with a limit of MaxDepth + 16 levels; deeper documents get the §3.4 depth fault.
+// Depth (project-defined): the state holds event data (content parts, tool records,
+// interrupts, decisions, usage, limits) up to three levels deeper than the events that carried
+// it, and every event may nest MaxJSONDepth levels (§3.3). So that "Marshal → decode → marshal
+// MUST reproduce equal JSON" holds for every state the reducer can produce, the text is parsed
+// with a limit of [MaxStateDepth] levels, and each value that came from an event is held to
+// the depth that event allowed it (the table in statedepth.go): a deeper one, which no run can
+// produce, gets the §3.3 fault `<path> exceeds the maximum nesting depth of 128.` at its first
+// container past that depth, checked before the value's own validator.
 //
 // On error the initial state is returned.
-// stateNesting is how many levels deeper than MaxDepth a state document may nest: more than
-// the deepest embedding of an event value in §8.1 (TestDecodeDeepestState checks it).
-const stateNesting = 16
-
 func DecodeReducerState(data []byte) (ReducerState, error) {
-	v, err := jsonvalue.ParseDeep(data, stateLabel, jsonvalue.MaxDepth+stateNesting)
+	v, err := jsonvalue.ParseDeep(data, stateLabel, MaxStateDepth)
 	if err != nil {
 		return ReducerState{}, err
 	}
@@ -120,6 +119,9 @@ func decodeState(o *Object) (*state, error) {
 			}, false)
 		case "interrupt":
 			if v != nil {
+				if err := checkHeldDepth(v, stateLabel+"."+name, topInState, topShift); err != nil {
+					return nil, err
+				}
 				in, err := checkInterrupt(v, stateLabel+"."+name)
 				if err != nil {
 					return nil, err
@@ -138,10 +140,16 @@ func decodeState(o *Object) (*state, error) {
 				if !okID || !okD {
 					return nil, invalidMember(name)
 				}
+				if err := checkHeldDepth(decisions, stateLabel+"."+name+".decisions", decisionsInState, decisionsShift); err != nil {
+					return nil, err
+				}
 				meta.resolution = &resolution{interruptID: id, decisions: decisions}
 			}
 		case "usage":
 			if v != nil {
+				if err := checkHeldDepth(v, stateLabel+"."+name, topInState, topShift); err != nil {
+					return nil, err
+				}
 				u, err := checkUsage(v, stateLabel+"."+name)
 				if err != nil {
 					return nil, err
@@ -150,6 +158,9 @@ func decodeState(o *Object) (*state, error) {
 			}
 		case "limit":
 			if v != nil {
+				if err := checkHeldDepth(v, stateLabel+"."+name, topInState, topShift); err != nil {
+					return nil, err
+				}
 				l, err := checkLimit(v, stateLabel+"."+name)
 				if err != nil {
 					return nil, err
@@ -234,14 +245,19 @@ func decodeOptString(v any, name string) (optString, error) {
 	return someString(s), nil
 }
 
-// decodeParts checks a content array at path (each element a content part, §6).
-func decodeParts(v any, at string) ([]any, bool, error) {
+// decodeParts checks a content array at path (each element a content part, §6, held at state
+// depth partInState with the given extra depth, see checkHeldDepth).
+func decodeParts(v any, at string, shift int) ([]any, bool, error) {
 	arr, ok := v.([]any)
 	if !ok {
 		return nil, false, nil
 	}
 	for i, p := range arr {
-		if _, err := checkContentPart(p, jsonvalue.IndexPath(at, i)); err != nil {
+		path := jsonvalue.IndexPath(at, i)
+		if err := checkHeldDepth(p, path, partInState, shift); err != nil {
+			return nil, true, err
+		}
+		if _, err := checkContentPart(p, path); err != nil {
 			return nil, true, err
 		}
 	}
@@ -271,7 +287,7 @@ func decodeMessages(v any) (vec[*stateMessage], error) {
 		}
 		seen[id] = struct{}{}
 		c, _ := m.Get("content")
-		parts, isArr, err := decodeParts(c, jsonvalue.MemberPath(jsonvalue.IndexPath(stateLabel+"."+name, i), "content"))
+		parts, isArr, err := decodeParts(c, jsonvalue.MemberPath(jsonvalue.IndexPath(stateLabel+"."+name, i), "content"), partShift)
 		if !isArr {
 			return out, invalidMember(name)
 		}
@@ -301,7 +317,11 @@ func decodeRecords(v any, name string, check func(any, string) (string, error), 
 	}
 	seen := make(map[string]struct{}, len(arr))
 	for i, x := range arr {
-		id, err := check(x, jsonvalue.IndexPath(stateLabel+"."+name, i))
+		path := jsonvalue.IndexPath(stateLabel+"."+name, i)
+		if err := checkHeldDepth(x, path, recordInState, recordShift); err != nil {
+			return out, err
+		}
+		id, err := check(x, path)
 		if err != nil {
 			return out, err
 		}
@@ -340,7 +360,9 @@ func decodeProgress(v any) (vec[*stateProgress], error) {
 		}
 		seen[id] = struct{}{}
 		c, _ := p.Get("content")
-		parts, isArr, err := decodeParts(c, jsonvalue.MemberPath(jsonvalue.IndexPath(stateLabel+"."+name, i), "content"))
+		// The parts of a progress entry sit one level below its content array, which sits
+		// progressShift deeper than in tool.progress; so do they.
+		parts, isArr, err := decodeParts(c, jsonvalue.MemberPath(jsonvalue.IndexPath(stateLabel+"."+name, i), "content"), progressShift)
 		if !isArr {
 			return out, invalidMember(name)
 		}

@@ -399,3 +399,75 @@ func TestDecodeTextAndKinds(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodeReducerState feeds arbitrary text to DecodeReducerState. It must never panic; a
+// refusal is a *JSONValidationError or *ValidationError that wraps nothing; an accepted state
+// re-encodes to text that decodes to the same encoding (§8.6), indents, converts to a value,
+// answers every accessor (each copies within MaxJSONDepth, so a held value deeper than an
+// event allows would fail here), nests at most MaxStateDepth levels, and takes a next event.
+// Seeds: the initial state, states of a synthetic run, and deep states at and past the limit.
+func FuzzDecodeReducerState(f *testing.F) {
+	f.Add([]byte(initialJSON))
+	data, err := synth.Bytes(40, 2, "fz")
+	if err != nil {
+		f.Fatal(err)
+	}
+	s := events.NewReducerState()
+	for i, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		e, err := events.ParseEvent(line)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if s, err = events.Reduce(s, e); err != nil {
+			f.Fatal(err)
+		}
+		if i%7 == 0 {
+			f.Add(s.AppendJSON(nil))
+		}
+	}
+	deep := strings.Repeat("[", 126) + strings.Repeat("]", 126)
+	f.Add([]byte(strings.Replace(initialJSON, `"interruptResolution":null`, `"interruptResolution":{"interruptId":"i","decisions":[`+deep+`]}`, 1)))
+	f.Add([]byte(strings.Replace(initialJSON, `"interrupt":null`, `"interrupt":{"kind":"custom","interruptId":"i","prompt":"p","actions":[],"payload":[`+deep+`]}`, 1)))
+	f.Add([]byte(strings.Replace(initialJSON, `"messages":[]`, `"messages":[{"messageId":"m","role":"user","content":[{"type":"custom","name":"n","data":[[`+deep+`]]}]}]`, 1)))
+	next, err := events.ParseEvent([]byte(`{"type":"usage.updated","usage":{},"protocolVersion":1,"eventId":"fz:next","runId":"fz","sessionId":"s","phaseId":"p","logicalSequence":9007199254740991,"sequence":9007199254740991,"timestamp":"t"}`))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st, err := events.DecodeReducerState(data)
+		if err != nil {
+			var jerr *events.JSONValidationError
+			var verr *events.ValidationError
+			if !errors.As(err, &jerr) && !errors.As(err, &verr) {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+			if errors.Unwrap(err) != nil {
+				t.Fatalf("error wraps another: %v", err)
+			}
+			return
+		}
+		enc := st.AppendJSON(nil)
+		again, err := events.DecodeReducerState(enc)
+		if err != nil {
+			t.Fatalf("the encoding of an accepted state does not decode: %v\n%s", err, enc)
+		}
+		if b := again.AppendJSON(nil); !bytes.Equal(b, enc) {
+			t.Fatalf("marshal → decode → marshal differs:\n%s\n%s", enc, b)
+		}
+		if _, err := st.MarshalIndent("  "); err != nil {
+			t.Fatalf("MarshalIndent: %v", err)
+		}
+		if _, err := st.Value(); err != nil {
+			t.Fatalf("Value: %v", err)
+		}
+		_, _ = st.Interrupt()
+		_, _ = st.InterruptResolution()
+		_, _ = st.Usage()
+		_, _ = st.Limit()
+		_, _, _, _, _ = st.Messages(), st.ToolCalls(), st.ToolProgress(), st.ToolResults(), st.ToolErrors()
+		if n := nestingOf(t, enc); n > events.MaxStateDepth {
+			t.Fatalf("accepted a state nesting %d levels", n)
+		}
+		_, _ = events.Reduce(st, next)
+	})
+}

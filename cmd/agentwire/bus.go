@@ -65,6 +65,9 @@ exits 1 without sending. A relay refusal prints the hive error's message and exi
 resend with the same --client-msg-id is answered with the original record (hive.md S9).`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := nonEmpty(cmd, "channel", "swarm", "from", "to", "to-instance", "reply-to", "deadline", "client-msg-id"); err != nil {
+				return err
+			}
 			network, err := busNetwork(channel, swarm)
 			if err != nil {
 				return err
@@ -161,6 +164,9 @@ exits after N printed frames; otherwise it runs until interrupted. The hello's i
 token's instance. An error frame is printed to stderr; one that ends the socket exits 1.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := nonEmpty(cmd, "instance", "agent"); err != nil {
+				return err
+			}
 			if err := hive.ValidateChannel(channel); err != nil {
 				return usageError("--channel: %v", err)
 			}
@@ -255,6 +261,12 @@ func runListen(ctx context.Context, cmd *cobra.Command, c *relay.Client, o liste
 			fmt.Fprintf(out, "%s\n", raw)
 			printed++
 		case hive.FrameError:
+			// The relay checks the hello's instance_id against the token's (auth mode): the
+			// fix is a flag of this command, so name it rather than print the frame.
+			if r := f.Error.Reason; r != nil && *r == hive.ReasonInstanceMismatch {
+				return &exitError{code: 1, msg: fmt.Sprintf("the relay refused the hello: %s; --instance (or $AGENTWIRE_INSTANCE) must be the token's instance_id, got %q",
+					f.Error.Message, o.instance)}
+			}
 			fmt.Fprintf(errw, "agentwire: relay error: %s\n", raw)
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentwire/agentwire/hive"
+	"github.com/agentwire/agentwire/relay"
 )
 
 const cliChannel = "org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general"
@@ -131,5 +133,49 @@ func TestBusCLIUsage(t *testing.T) {
 		if code != c.code || out != c.out || (c.code == 2 && !strings.HasPrefix(errs, "agentwire: ")) {
 			t.Errorf("%s: exit %d out %q err %q", c.name, code, out, errs)
 		}
+	}
+}
+
+// TestBusListenInstanceMismatch: in auth mode the hello's instance_id must be the token's; when
+// the relay refuses it for that, bus listen says which flag sets it (exit 1, one line).
+func TestBusListenInstanceMismatch(t *testing.T) {
+	dir := t.TempDir()
+	authPath := filepath.Join(dir, "auth.json")
+	entry := `[{"token_sha256":"` + relay.HashToken("tok") + `","org":"org_acme","instance_id":"inst_1","instance_label":"CI","rights":["admin"]}]`
+	if err := os.WriteFile(authPath, []byte(entry), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := serveOpts(filepath.Join(dir, "data"))
+	o.auth = authPath
+	url, _, _ := startServe(t, o)
+	tests := []struct {
+		name string
+		args []string
+		env  string
+		sent string
+	}{
+		{"default instance", nil, "", "local"},
+		{"--instance", []string{"--instance", "inst_2"}, "", "inst_2"},
+		{"AGENTWIRE_INSTANCE", nil, "inst_3", "inst_3"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("AGENTWIRE_INSTANCE", tc.env)
+			args := append([]string{"bus", "listen", "--url", url, "--token", "tok", "--channel", cliChannel}, tc.args...)
+			code, out, errs := runCLI(t, "", args...)
+			want := `agentwire: the relay refused the hello: instance_id is not the instance of the token; ` +
+				`--instance (or $AGENTWIRE_INSTANCE) must be the token's instance_id, got "` + tc.sent + `"` + "\n"
+			if code != 1 || out != "" || errs != want {
+				t.Fatalf("exit %d stdout %q stderr %q\nwant %q", code, out, errs, want)
+			}
+		})
+	}
+	// The token's instance is accepted.
+	if code, out, errs := runCLI(t, "", "bus", "send", "--url", url, "--token", "tok", "--channel", cliChannel, "--type", "finding", "--text", "hi"); code != 0 {
+		t.Fatalf("send: %d %q %q", code, out, errs)
+	}
+	code, out, errs := runCLI(t, "", "bus", "listen", "--url", url, "--token", "tok", "--channel", cliChannel, "--instance", "inst_1", "--cursor", "0", "--count", "1")
+	if code != 0 || errs != "" || !strings.Contains(out, `"text":"hi"`) {
+		t.Fatalf("listen as the token's instance: exit %d out %q err %q", code, out, errs)
 	}
 }

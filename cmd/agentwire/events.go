@@ -3,12 +3,13 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
+	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentwire/agentwire/events"
 	"github.com/agentwire/agentwire/events/synth"
-	"github.com/agentwire/agentwire/jsonvalue"
 )
 
 func init() { register(newEventsCmd) }
@@ -26,27 +27,46 @@ func newEventsCmd() *cobra.Command {
 	return cmd
 }
 
-// progress prints a running count on stderr when stderr is a terminal (cli.md: never otherwise).
+// progress prints a running count, and notices about the relay connection, on stderr when
+// stderr is a terminal (cli.md: never otherwise). Notices may come from other goroutines (a
+// connection attempt's timer): writes are serialised.
 type progress struct {
 	enabled bool
-	cmd     *cobra.Command
+	w       io.Writer
 	verb    string
+	mu      sync.Mutex
 }
 
 func newProgress(cmd *cobra.Command, verb string) *progress {
-	return &progress{enabled: isTerminal(cmd.ErrOrStderr()), cmd: cmd, verb: verb}
+	w := cmd.ErrOrStderr()
+	return &progress{enabled: isTerminal(w), w: w, verb: verb}
 }
 
 func (p *progress) tick(n int) {
 	if p.enabled && n%50000 == 0 {
-		fmt.Fprintf(p.cmd.ErrOrStderr(), "\r%s %d lines", p.verb, n)
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		fmt.Fprintf(p.w, "\r%s %d lines", p.verb, n)
 	}
 }
 
 func (p *progress) done() {
 	if p.enabled {
-		fmt.Fprint(p.cmd.ErrOrStderr(), "\r\033[K")
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		fmt.Fprint(p.w, "\r\033[K")
 	}
+}
+
+// note prints one line `agentwire: <message>` on a terminal (over the progress count, which the
+// next tick redraws); nothing otherwise.
+func (p *progress) note(format string, args ...any) {
+	if p == nil || !p.enabled {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "\r\033[Kagentwire: "+format+"\n", args...)
 }
 
 func newEventsValidateCmd() *cobra.Command {
@@ -115,16 +135,13 @@ func newEventsReduceCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			snap, err := state.MarshalJSON()
-			if err != nil {
-				return err
-			}
+			// The state nests deeper than an event may (events.MaxStateDepth): MarshalIndent
+			// allows for that.
+			snap := state.AppendJSON(nil)
 			if !compact {
-				v, err := jsonvalue.Parse(snap, "Agent reducer state")
-				if err != nil {
+				if snap, err = state.MarshalIndent("  "); err != nil {
 					return err
 				}
-				snap = jsonvalue.AppendIndented(nil, v, "  ", 0)
 			}
 			snap = append(snap, '\n')
 			_, err = cmd.OutOrStdout().Write(snap)
@@ -151,6 +168,9 @@ func newEventsSynthCmd() *cobra.Command {
 			}
 			if n < 2 {
 				return usageError("--events must be at least 2, got %d", n)
+			}
+			if err := nonEmpty(cmd, "run-id"); err != nil {
+				return err
 			}
 			if runID == "" {
 				runID = synth.DefaultRunID(seed)

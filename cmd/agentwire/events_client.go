@@ -6,9 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -36,7 +40,29 @@ func (c *clientFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&c.token, "token", "", "bearer token (default $AGENTWIRE_TOKEN)")
 }
 
-func (c *clientFlags) client() (*relay.Client, error) {
+// Reaching the relay. A relay that refuses connections, or whose address swallows them, must not
+// leave the user waiting in silence:
+//   - one connection attempt gives up after connectTimeout (the system's own limit is minutes);
+//   - on a terminal, an attempt that has not connected after slowConnect says so on stderr, and
+//     so does every retry;
+//   - `events send` makes at most relayAttempts attempts per batch (backoff from 100 ms,
+//     doubling), then exits 1 naming them: delivering a file is its job, and a relay that is
+//     restarting should not cost a re-run, but one that is down is reported within seconds;
+//   - `events tail` does the same until it has reached the relay once. From then on following
+//     the run is its job: it reconnects through outages, with backoff up to maxTailBackoff,
+//     until the run ends or it is interrupted.
+const (
+	connectTimeout = 10 * time.Second
+	slowConnect    = time.Second
+	relayAttempts  = 6
+	firstBackoff   = 100 * time.Millisecond
+	maxTailBackoff = 5 * time.Second
+)
+
+func (c *clientFlags) client() (*relay.Client, error) { return c.clientWithNotes(nil) }
+
+// clientWithNotes is client with slow connection attempts reported through prog (nil: never).
+func (c *clientFlags) clientWithNotes(prog *progress) (*relay.Client, error) {
 	u := c.url
 	if u == "" {
 		u = os.Getenv("AGENTWIRE_URL")
@@ -55,7 +81,43 @@ func (c *clientFlags) client() (*relay.Client, error) {
 	// default 4 KiB ones.
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.WriteBufferSize = 64 << 10
+	dialer := &net.Dialer{Timeout: connectTimeout, KeepAlive: 30 * time.Second}
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if prog == nil || !prog.enabled {
+			return dialer.DialContext(ctx, network, addr)
+		}
+		slow := time.AfterFunc(slowConnect, func() {
+			prog.note("connecting to the relay at %s: no answer after %s", addr, slowConnect)
+		})
+		defer slow.Stop()
+		return dialer.DialContext(ctx, network, addr)
+	}
 	return &relay.Client{BaseURL: u, Token: tok, HTTP: &http.Client{Transport: tr}}, nil
+}
+
+// gaveUp marks the error of the last of relayAttempts failed attempts.
+func gaveUp(err error) error { return fmt.Errorf("%w (gave up after %d attempts)", err, relayAttempts) }
+
+// transportCause drops the method and URL net/http wraps a transport error in (the notices
+// name the relay already).
+func transportCause(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// retryDelay waits d or until ctx ends (false).
+func retryDelay(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // relayFailure reports an error that is neither a usage error nor a per-line refusal: the relay
@@ -68,10 +130,6 @@ func relayFailure(err error) error {
 	return &exitError{code: 1, msg: fmt.Sprintf("relay request failed: %v", err)}
 }
 
-// sendRetries bounds how often one batch is re-sent after a transport failure or a 503; a
-// re-send is safe because exact duplicates are no-ops on the relay.
-const sendRetries = 6
-
 // maxSendBody keeps a batch under the relay's default request-body limit (relay.md §3).
 const maxSendBody = relay.DefaultMaxBody - 64<<10
 
@@ -80,19 +138,25 @@ func newEventsSendCmd() *cobra.Command {
 	var batchSize int
 	cmd := &cobra.Command{
 		Use:   "send [FILE|-] [--url U] [--batch N]",
-		Short: "Post a run's NDJSON events to a relay in batches (POST /v1/runs/{runId}/events)",
-		Long: `Post NDJSON events to a relay (relay.md §2), in batches of up to N events; consecutive
-events of one run share a batch. Each line is parsed locally only to find its runId; the relay
-validates and reduces. On a refusal the output is 'line N: <message>' with the exact contract
-message and the exit code is 1; batches before the refused one are stored. A batch whose
-answer was lost (connection error) is re-sent: duplicates are no-ops. One summary line per
-run is printed on success. Progress goes to stderr when it is a terminal.`,
+		Short: "Post a run's NDJSON events to a relay in batches",
+		Long: `Post NDJSON events to a relay, in batches of up to N events; consecutive events of one
+run share a batch. Each line is parsed locally only to find its runId; the relay validates
+and reduces. On a refusal the output is 'line N: <message>' with the exact contract message
+and the exit code is 1; batches before the refused one are stored. One summary line per run
+is printed on success.
+
+A batch that fails for a connection error or a 503 is sent again (duplicates are no-ops), at
+most 6 times in all, waiting 100 ms, then twice as long each time (about 3 s in all); a
+connection attempt gives up after 10 s. Then the command exits 1 with
+'relay request failed: <error> (gave up after 6 attempts)'. On a terminal, progress, each
+retry and a connection attempt that has had no answer for 1 s are reported on stderr.`,
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if batchSize < 1 || batchSize > relay.DefaultMaxBatch {
 				return usageError("--batch must be between 1 and %d, got %d", relay.DefaultMaxBatch, batchSize)
 			}
-			c, err := cf.client()
+			prog := newProgress(cmd, "sent")
+			c, err := cf.clientWithNotes(prog)
 			if err != nil {
 				return err
 			}
@@ -101,7 +165,7 @@ run is printed on success. Progress goes to stderr when it is a terminal.`,
 				return err
 			}
 			defer in.Close()
-			return runSend(cmd, c, in, batchSize)
+			return runSend(cmd, c, prog, in, batchSize)
 		},
 	}
 	cf.add(cmd)
@@ -122,13 +186,9 @@ type runSummary struct {
 	status               string
 }
 
-func runSend(cmd *cobra.Command, c *relay.Client, in io.Reader, batchSize int) error {
-	ctx := cmd.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
+func runSend(cmd *cobra.Command, c *relay.Client, prog *progress, in io.Reader, batchSize int) error {
+	ctx := cmdContext(cmd)
 	out := cmd.OutOrStdout()
-	prog := newProgress(cmd, "sent")
 	defer prog.done()
 	summaries := map[string]*runSummary{}
 	var order []string
@@ -139,7 +199,7 @@ func runSend(cmd *cobra.Command, c *relay.Client, in io.Reader, batchSize int) e
 		if len(b.lines) == 0 {
 			return nil
 		}
-		res, err := postWithRetry(ctx, c, b.runID, b.body)
+		res, err := postWithRetry(ctx, c, prog, b.runID, b.body)
 		if err != nil {
 			var e *relay.Error
 			if errors.As(err, &e) && e.HasIndex && e.Index < len(b.lines) {
@@ -199,9 +259,10 @@ func runSend(cmd *cobra.Command, c *relay.Client, in io.Reader, batchSize int) e
 	return err
 }
 
-// postWithRetry posts one NDJSON batch, re-sending it after a transport error or a 503.
-func postWithRetry(ctx context.Context, c *relay.Client, runID string, body []byte) (relay.AppendResult, error) {
-	delay := 100 * time.Millisecond
+// postWithRetry posts one NDJSON batch, re-sending it after a transport error or a 503, at most
+// relayAttempts times in all (a re-send is safe: exact duplicates are no-ops on the relay).
+func postWithRetry(ctx context.Context, c *relay.Client, prog *progress, runID string, body []byte) (relay.AppendResult, error) {
+	delay := firstBackoff
 	for attempt := 1; ; attempt++ {
 		res, err := c.Append(ctx, runID, relay.MediaNDJSON, body)
 		if err == nil {
@@ -209,15 +270,17 @@ func postWithRetry(ctx context.Context, c *relay.Client, runID string, body []by
 		}
 		var e *relay.Error
 		retriable := !errors.As(err, &e) || e.Status == http.StatusServiceUnavailable
-		if !retriable || attempt == sendRetries || ctx.Err() != nil {
+		switch {
+		case !retriable || ctx.Err() != nil:
 			return res, err
+		case attempt == relayAttempts:
+			return res, gaveUp(err)
 		}
-		select {
-		case <-time.After(delay):
-		case <-ctx.Done():
+		prog.note("relay at %s unreachable (%v); retrying in %s (attempt %d of %d)", c.BaseURL, transportCause(err), delay, attempt+1, relayAttempts)
+		if !retryDelay(ctx, delay) {
 			return res, ctx.Err()
 		}
-		delay = min(2*delay, 2*time.Second)
+		delay *= 2
 	}
 }
 
@@ -227,22 +290,35 @@ func newEventsTailCmd() *cobra.Command {
 	var snapshot bool
 	cmd := &cobra.Command{
 		Use:   "tail RUN [--url U]",
-		Short: "Follow a run's SSE stream, reduce it, and print its live state",
-		Long: `Follow GET /v1/runs/{runId}/events as Server-Sent Events (relay.md §2), reduce every event
-with the same reducer as the relay (events.md §8), and print the live state: messages as their
-deltas stream, tool calls and results, interrupts, usage, and the final status. A dropped
-stream is resumed from the last received id (Last-Event-ID). The command ends after the run's
-terminal event. With --snapshot only the final reducer state is printed (indented JSON).`,
+		Short: "Follow a run's event stream, reduce it, and print its live state",
+		Long: `Follow a run's events on a relay as they are stored, reduce every event with the same
+reducer as the relay, and print the live state: messages as their deltas stream, tool calls
+and results, interrupts, usage, and the final status. The command ends after the run's
+terminal event. With --snapshot only the final reducer state is printed (indented JSON).
+
+Until it has reached the relay, a connection error or a 503 is retried at most 6 times in all
+(100 ms, then twice as long each time; a connection attempt gives up after 10 s), then the
+command exits 1 with 'relay request failed: <error> (gave up after 6 attempts)'. Once it has
+reached the relay it follows the run through outages: a lost stream is resumed after the last
+event received, retrying with backoff (up to 5 s between attempts) until the relay is back,
+the run ends, or the command is interrupted. On a terminal each retry, and a connection
+attempt that has had no answer for 1 s, are reported on stderr.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if after < 0 {
 				return usageError("--after must be non-negative")
 			}
-			c, err := cf.client()
+			if args[0] == "" {
+				return usageError("RUN must not be empty")
+			}
+			prog := newProgress(cmd, "")
+			c, err := cf.clientWithNotes(prog)
 			if err != nil {
 				return err
 			}
-			return runTail(cmd, c, args[0], after, snapshot)
+			ctx, stop := signal.NotifyContext(cmdContext(cmd), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runTail(ctx, cmd, c, prog, args[0], after, snapshot)
 		},
 	}
 	cf.add(cmd)
@@ -258,18 +334,16 @@ type tailView struct {
 	streamed map[string]bool
 }
 
-func runTail(cmd *cobra.Command, c *relay.Client, runID string, after int64, snapshotOnly bool) error {
-	ctx := cmd.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
+func runTail(ctx context.Context, cmd *cobra.Command, c *relay.Client, prog *progress, runID string, after int64, snapshotOnly bool) error {
 	out := bufio.NewWriter(cmd.OutOrStdout())
 	defer out.Flush()
 	view := &tailView{w: out, streamed: map[string]bool{}}
 	st := events.NewReducerState()
 	cursor := "0"
 	var reduceErr error
-	failures := 0
+	reached := false // the relay has answered once: from then on, outages are waited out
+	failures := 0    // consecutive attempts that brought nothing
+	delay := firstBackoff
 	for !st.IsTerminal() {
 		opts := relay.StreamOptions{LastEventID: cursor}
 		if cursor == "0" {
@@ -277,6 +351,7 @@ func runTail(cmd *cobra.Command, c *relay.Client, runID string, after int64, sna
 		}
 		progressed := false
 		err := c.Stream(ctx, runID, opts, func(f relay.SSEFrame) error {
+			reached = true
 			if f.Comment != "" {
 				return nil
 			}
@@ -317,17 +392,28 @@ func runTail(cmd *cobra.Command, c *relay.Client, runID string, after int64, sna
 		if st.IsTerminal() {
 			break
 		}
-		// The stream ended early (shutdown, slow-consumer cut, network): resume from the
-		// last id, giving up after repeated attempts that bring nothing.
-		if progressed {
-			failures = 0
-		} else if failures++; failures >= 8 {
-			if err == nil {
-				err = errors.New("stream ended before the run's terminal event")
-			}
-			return relayFailure(err)
+		// The stream ended early (shutdown, slow-consumer cut, network) or never started:
+		// resume after the last id.
+		if err == nil {
+			reached = true
+			err = errors.New("the stream ended before the run's terminal event")
 		}
-		time.Sleep(time.Duration(failures) * 200 * time.Millisecond)
+		if progressed {
+			failures, delay = 0, firstBackoff
+		}
+		failures++
+		if !reached {
+			if failures == relayAttempts {
+				return relayFailure(gaveUp(err))
+			}
+			prog.note("relay at %s unreachable (%v); retrying in %s (attempt %d of %d)", c.BaseURL, transportCause(err), delay, failures+1, relayAttempts)
+		} else if failures > 1 || !progressed {
+			prog.note("lost the relay at %s (%v); reconnecting in %s", c.BaseURL, transportCause(err), delay)
+		}
+		if !retryDelay(ctx, delay) {
+			return &exitError{code: 1, msg: "interrupted"}
+		}
+		delay = min(2*delay, maxTailBackoff)
 	}
 	if snapshotOnly {
 		data, err := st.MarshalIndent("  ")

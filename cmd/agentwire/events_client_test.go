@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -169,5 +170,31 @@ func TestEventsClientToken(t *testing.T) {
 	t.Setenv("AGENTWIRE_URL", url)
 	if code, out, errs := runCLI(t, "", "events", "tail", "r"); code != 0 || !strings.HasSuffix(out, "status completed, 4 events, lastLogicalSequence 4\n") {
 		t.Fatalf("env token: exit %d out %q err %q", code, out, errs)
+	}
+}
+
+// TestEventsDepthLimitRelay: the runs of the corpus's depth.json (free JSON nested 128 levels)
+// go through a relay and come back whole: `events send` stores them, `events tail --snapshot`
+// prints the state `events reduce` prints, and the live view shows each event.
+func TestEventsDepthLimitRelay(t *testing.T) {
+	url, _, _ := startServe(t, serveOpts(filepath.Join(t.TempDir(), "data")))
+	for i, c := range depthCases(t, "reduce") {
+		in, _ := depthRun(t, c)
+		runID := fmt.Sprintf("deep-%d", i)
+		in = strings.ReplaceAll(in, `"runId":"run-deep"`, `"runId":"`+runID+`"`)
+		n := strings.Count(in, "\n")
+		code, out, errs := runCLI(t, in, "events", "send", "--url", url)
+		if want := fmt.Sprintf("run %s: accepted %d, duplicates 0, lastLogicalSequence %d, status ", runID, n, n); code != 0 || errs != "" || !strings.HasPrefix(out, want) {
+			t.Fatalf("%s: send: exit %d out %q err %q", caseString(c, "name"), code, out, errs)
+		}
+		_, reduced, _ := runCLI(t, in, "events", "reduce")
+		code, out, errs = runCLI(t, "", "events", "tail", runID, "--url", url, "--snapshot")
+		if code != 0 || errs != "" || out != reduced {
+			t.Fatalf("%s: tail --snapshot: exit %d err %q\n got %.300s\nwant %.300s", caseString(c, "name"), code, errs, out, reduced)
+		}
+		code, out, errs = runCLI(t, "", "events", "tail", runID, "--url", url)
+		if code != 0 || errs != "" || !strings.HasSuffix(out, fmt.Sprintf(", %d events, lastLogicalSequence %d\n", n, n)) {
+			t.Fatalf("%s: tail: exit %d err %q out %q", caseString(c, "name"), code, errs, out)
+		}
 	}
 }

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentwire/agentwire/events"
+	"github.com/agentwire/agentwire/jsonvalue"
 )
 
 const (
@@ -101,5 +104,94 @@ func TestEventsSynth(t *testing.T) {
 		if code, _, errs := runCLI(t, "", args...); code != 2 || !strings.HasPrefix(errs, "agentwire: ") {
 			t.Errorf("%v: exit %d stderr %q", args, code, errs)
 		}
+	}
+}
+
+// depthCases returns the cases of the conformance corpus's depth.json with the given op: runs
+// whose events carry free JSON nested to the depth limit (reduce) and events one level deeper
+// (parse-event).
+func depthCases(t *testing.T, op string) []*jsonvalue.Object {
+	t.Helper()
+	data, err := os.ReadFile("../../conformance/events/depth.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := jsonvalue.ParseObject(data, "depth.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, _ := root.Get("cases")
+	var out []*jsonvalue.Object
+	for _, c := range list.([]any) {
+		o := c.(*jsonvalue.Object)
+		if got, _ := o.Get("op"); got == op {
+			out = append(out, o)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no %s cases in depth.json", op)
+	}
+	return out
+}
+
+func caseString(o *jsonvalue.Object, path ...string) string {
+	var v any = o
+	for _, p := range path {
+		v, _ = v.(*jsonvalue.Object).Get(p)
+	}
+	s, _ := v.(string)
+	return s
+}
+
+// depthRun returns a depth.json reduce case as NDJSON and its expected snapshot.
+func depthRun(t *testing.T, c *jsonvalue.Object) (string, any) {
+	t.Helper()
+	evs, _ := c.Get("events")
+	var lines []string
+	for _, e := range evs.([]any) {
+		lines = append(lines, e.(string))
+	}
+	want, err := jsonvalue.ParseDeep([]byte(caseString(c, "expect", "stateText")), "stateText", events.MaxStateDepth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(lines, "\n") + "\n", want
+}
+
+// TestEventsDepthLimit: a run whose events carry free JSON nested 128 levels (every member of
+// the conformance corpus's depth.json) reduces to its snapshot, indented or compact, although
+// the snapshot nests deeper than an event may; an event one level deeper gets its verdict line.
+func TestEventsDepthLimit(t *testing.T) {
+	for _, c := range depthCases(t, "reduce") {
+		name := caseString(c, "name")
+		t.Run(name, func(t *testing.T) {
+			in, want := depthRun(t, c)
+			for _, args := range [][]string{{"events", "reduce"}, {"events", "reduce", "--compact"}} {
+				code, out, errs := runCLI(t, in, args...)
+				if code != 0 || errs != "" {
+					t.Fatalf("%v: exit %d stderr %q", args, code, errs)
+				}
+				got, err := jsonvalue.ParseDeep([]byte(out), "stdout", events.MaxStateDepth)
+				if err != nil || !jsonvalue.Equal(got, want) || !strings.HasSuffix(out, "}\n") {
+					t.Fatalf("%v: snapshot differs from the corpus (%v):\n%s", args, err, out)
+				}
+				if _, err := events.DecodeReducerState([]byte(out)); err != nil {
+					t.Fatalf("%v: the printed snapshot does not decode: %v", args, err)
+				}
+			}
+			if code, out, errs := runCLI(t, in, "events", "validate"); code != 0 || out != "" || errs != "" {
+				t.Fatalf("validate: exit %d out %q err %q", code, out, errs)
+			}
+		})
+	}
+	for _, c := range depthCases(t, "parse-event") {
+		name := caseString(c, "name")
+		t.Run(name, func(t *testing.T) {
+			want := "line 2: " + caseString(c, "expect", "error") + "\n"
+			code, out, errs := runCLI(t, evStart+"\n"+caseString(c, "text")+"\n", "events", "validate")
+			if code != 1 || out != want || errs != "" {
+				t.Fatalf("exit %d out %q err %q, want %q", code, out, errs, want)
+			}
+		})
 	}
 }

@@ -103,6 +103,9 @@ the relay ends the stream (the relay's closing note goes to stderr).`,
 			if len(subjects) == 0 {
 				return usageError("--subject is required")
 			}
+			if err := nonEmpty(cmd, "session", "last-event-id"); err != nil {
+				return err
+			}
 			for _, s := range subjects {
 				if err := envelope.ValidSubscribeSubject(s); err != nil {
 					return usageError("--subject %q: %v", s, err)

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -49,17 +50,40 @@ func newRootCmd() *cobra.Command {
 	for _, build := range commandBuilders {
 		root.AddCommand(build())
 	}
+	root.SetHelpCommand(newHelpCmd())
 	return root
+}
+
+// newHelpCmd replaces cobra's help command, which prints the root help and exits 0 for a topic
+// it does not know: here that is a usage error (exit 2) like any unknown command.
+func newHelpCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil || cmd == nil || len(rest) > 0 {
+				return usageError("unknown help topic %q (see 'agentwire --help')", strings.Join(args, " "))
+			}
+			cmd.InitDefaultHelpFlag()
+			return cmd.Help()
+		},
+	}
 }
 
 // run executes the CLI with the given arguments and streams and returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdin, stdout, stderr)
+}
+
+// runContext is run under ctx: the commands that wait on a relay stop when it ends.
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
 	}
@@ -116,6 +140,17 @@ func exactArgs(n int) cobra.PositionalArgs {
 	}
 }
 
+// nonEmpty refuses an id flag given as the empty string: `--run-id ""` (an unset variable in a
+// script, say) is a usage error, not the default or an absent value.
+func nonEmpty(cmd *cobra.Command, names ...string) error {
+	for _, name := range names {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed && f.Value.String() == "" {
+			return usageError("--%s must not be empty", name)
+		}
+	}
+	return nil
+}
+
 // openInput opens FILE, or standard input for "-" or no argument. An unreadable file is a usage
 // error.
 func openInput(cmd *cobra.Command, args []string) (io.ReadCloser, error) {
@@ -130,7 +165,8 @@ func openInput(cmd *cobra.Command, args []string) (io.ReadCloser, error) {
 }
 
 // forEachLine calls fn for every non-blank line of r (cli.md: split on LF, physical 1-based line
-// numbers counting blank lines, blank = empty or only spaces/tabs, lines of any length). The
+// numbers counting blank lines, blank = empty or only spaces/tabs, with a CR of a CRLF line
+// ending also taken as white space (isBlank), lines of any length). The
 // line passed to fn excludes the LF and is only valid during the call. fn returning a non-nil
 // error stops the walk with that error.
 func forEachLine(r io.Reader, fn func(n int, line []byte) error) error {
@@ -170,9 +206,13 @@ func forEachLine(r io.Reader, fn func(n int, line []byte) error) error {
 	}
 }
 
+// isBlank reports whether a line (its LF removed) holds nothing but spaces, tabs and CRs. cli.md
+// calls a line of spaces and tabs blank and a trailing CR white space: so a blank line of a CRLF
+// file ("\r", " \t\r") is blank too. The CR is JSON white space (events.md §3.4) like the
+// others, so this is exactly "a line with no JSON text".
 func isBlank(line []byte) bool {
 	for _, c := range line {
-		if c != ' ' && c != '\t' {
+		if c != ' ' && c != '\t' && c != '\r' {
 			return false
 		}
 	}

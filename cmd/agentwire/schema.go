@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/agentwire/agentwire/internal/gen"
 	"github.com/spf13/cobra"
@@ -21,7 +23,10 @@ func newSchemaCmd() *cobra.Command {
 		Short: "Write the generated JSON Schema (schema/) and TypeScript (ts/) files; --check compares instead",
 		Long: "Renders schema/<contract>.schema.json, schema/dispatch/<tool>.schema.json and " +
 			"ts/<contract>.gen.ts under DIR (default: the current directory), removing generated files " +
-			"nothing renders any more. With --check nothing is " +
+			"nothing renders any more. Only files that carry the generated-file header (\"" + gen.Header + "\": " +
+			"a TypeScript file's first line, a schema's leading $comment) are replaced or removed: a file " +
+			"without it at a path that would be written is a usage error naming it, and nothing is written; " +
+			"one at any other path is left alone. With --check nothing is " +
 			"written: each generated file that differs from a fresh render, is missing, or is no longer " +
 			"rendered is printed as \"<path>: differs|missing|stale\", and the exit code is 1 if any is.",
 		Args: maxArgs(0),
@@ -32,6 +37,11 @@ func newSchemaCmd() *cobra.Command {
 			}
 			if !check {
 				if err := gen.Write(out, files); err != nil {
+					var fe *gen.ForeignFileError
+					if errors.As(err, &fe) {
+						return usageError("refusing to overwrite %s: it lacks the generated-file header (%s); nothing was written",
+							filepath.Join(out, filepath.FromSlash(fe.Path)), gen.Header)
+					}
 					return usageError("cannot write the generated files: %v", err)
 				}
 				return nil

@@ -129,11 +129,21 @@ func Render() ([]File, error) {
 
 // Write makes the generated files under root equal to files: it writes each file (creating
 // directories as needed; an unchanged file is not rewritten, so it keeps its modification time)
-// and removes the stale ones, i.e. generated-looking files (see [Check]) that nothing renders.
+// and removes the stale ones, i.e. generated files (see [Check]) that nothing renders.
+//
+// Write only replaces or removes files that carry the generated-file header ([IsGenerated]):
+// root may be any directory, and a file there that this package did not write is not its to
+// change. A file at a rendered path that lacks the header makes Write return a
+// *[ForeignFileError] before it changes anything; a file without the header that nothing
+// renders is left alone (it is not stale, it is someone else's).
 func Write(root string, files []File) error {
 	rendered := make(map[string]bool, len(files))
 	for _, f := range files {
 		rendered[f.Path] = true
+		old, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f.Path)))
+		if err == nil && !bytes.Equal(old, f.Data) && !IsGenerated(f.Path, old) {
+			return &ForeignFileError{Path: f.Path}
+		}
 	}
 	onDisk, err := generatedOnDisk(root)
 	if err != nil {
@@ -168,8 +178,9 @@ type Difference struct {
 }
 
 // Check compares files with the tree under root byte for byte and returns every difference,
-// sorted by path: rendered files that are absent or different, and generated-looking files
-// (schema/**/*.schema.json, ts/*.gen.ts) that nothing renders any more.
+// sorted by path: rendered files that are absent or different, and generated files
+// (schema/**/*.schema.json, ts/*.gen.ts carrying the generated-file header) that nothing
+// renders any more.
 func Check(root string, files []File) ([]Difference, error) {
 	var diffs []Difference
 	rendered := make(map[string]bool, len(files))
@@ -198,8 +209,34 @@ func Check(root string, files []File) ([]Difference, error) {
 	return diffs, nil
 }
 
-// generatedOnDisk lists the files under root that look generated: schema/**/*.schema.json and
-// ts/*.gen.ts.
+// ForeignFileError is Write's refusal to replace a file that lacks the generated-file header.
+type ForeignFileError struct {
+	Path string // slash-separated, relative to the root given to Write
+}
+
+func (e *ForeignFileError) Error() string {
+	return e.Path + " lacks the generated-file header (" + Header + "); refusing to overwrite it"
+}
+
+// IsGenerated reports whether data, the content of the file at the slash-separated path p,
+// carries the generated-file header as this package writes it (envelope.md §6.4): a TypeScript
+// file's first line is `// ` + Header; a schema is a JSON object whose first member is
+// `"$comment"` with the value Header.
+func IsGenerated(p string, data []byte) bool {
+	if strings.HasSuffix(p, ".ts") {
+		line, _, _ := bytes.Cut(data, []byte("\n"))
+		return string(line) == "// "+Header
+	}
+	o, err := jsonvalue.ParseObject(data, p)
+	if err != nil {
+		return false
+	}
+	m := o.Members()
+	return len(m) > 0 && m[0].Name == "$comment" && m[0].Value == Header
+}
+
+// generatedOnDisk lists the generated files under root: schema/**/*.schema.json and
+// ts/*.gen.ts that carry the generated-file header ([IsGenerated]).
 func generatedOnDisk(root string) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(filepath.Join(root, SchemaDir), func(p string, d fs.DirEntry, err error) error {
@@ -214,6 +251,9 @@ func generatedOnDisk(root string) ([]string, error) {
 			if err != nil {
 				return err
 			}
+			if ok, err := generatedFile(p, filepath.ToSlash(rel)); err != nil || !ok {
+				return err
+			}
 			out = append(out, filepath.ToSlash(rel))
 		}
 		return nil
@@ -226,9 +266,23 @@ func generatedOnDisk(root string) ([]string, error) {
 		return nil, err
 	}
 	for _, p := range ts {
-		out = append(out, path.Join(TSDir, filepath.Base(p)))
+		rel := path.Join(TSDir, filepath.Base(p))
+		if ok, err := generatedFile(p, rel); err != nil {
+			return nil, err
+		} else if ok {
+			out = append(out, rel)
+		}
 	}
 	return out, nil
+}
+
+// generatedFile reads the file at p (rel under the root) and reports whether it is generated.
+func generatedFile(p, rel string) (bool, error) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return false, err
+	}
+	return IsGenerated(rel, data), nil
 }
 
 // SchemaPath is the path of a generated schema: schema/<name>.schema.json (name may contain

@@ -2,6 +2,7 @@ package gen
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -133,27 +134,37 @@ func TestCheck(t *testing.T) {
 		t.Fatalf("fresh tree: %v %v", diffs, err)
 	}
 	changed, deleted := files[0].Path, files[len(files)-1].Path
-	if err := os.WriteFile(filepath.Join(dir, changed), []byte("edited\n"), 0o644); err != nil {
+	// A hand edit below the header (the file is still generated, only out of date).
+	if err := os.WriteFile(filepath.Join(dir, changed), append(slices.Clone(files[0].Data), '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(filepath.Join(dir, deleted)); err != nil {
 		t.Fatal(err)
 	}
-	stale := []string{"schema/old.schema.json", "ts/old.gen.ts"}
-	for _, p := range stale {
-		if err := os.WriteFile(filepath.Join(dir, p), []byte("{}\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	stale := map[string]string{
+		"schema/old.schema.json": `{"$comment":"` + Header + `"}` + "\n",
+		"ts/old.gen.ts":          "// " + Header + "\nexport type Old = string;\n",
 	}
-	// Files that do not look generated are not reported.
-	if err := os.WriteFile(filepath.Join(dir, "ts", "fixtures.ts"), []byte("x\n"), 0o644); err != nil {
-		t.Fatal(err)
+	// Files that are not generated are neither reported nor removed: another name, or a
+	// generated-looking name without the header.
+	foreign := map[string]string{
+		"ts/fixtures.ts":          "x\n",
+		"schema/mine.schema.json": "{}\n",
+		"ts/mine.gen.ts":          "// mine\n",
+		"schema/late.schema.json": `{"title":"t","$comment":"` + Header + `"}` + "\n",
+	}
+	for _, m := range []map[string]string{stale, foreign} {
+		for p, data := range m {
+			if err := os.WriteFile(filepath.Join(dir, p), []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	diffs, err := Check(dir, files)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Difference{{changed, "differs"}, {deleted, "missing"}, {stale[0], "stale"}, {stale[1], "stale"}}
+	want := []Difference{{changed, "differs"}, {deleted, "missing"}, {"schema/old.schema.json", "stale"}, {"ts/old.gen.ts", "stale"}}
 	slices.SortFunc(want, func(a, b Difference) int { return strings.Compare(a.Path, b.Path) })
 	if !slices.Equal(diffs, want) {
 		t.Fatalf("Check = %v, want %v", diffs, want)
@@ -164,8 +175,67 @@ func TestCheck(t *testing.T) {
 	if diffs, err := Check(dir, files); err != nil || len(diffs) != 0 {
 		t.Fatalf("after Write the tree is fresh again: %v %v", diffs, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "ts", "fixtures.ts")); err != nil {
-		t.Fatalf("Write removed a file that is not generated: %v", err)
+	for p, data := range foreign {
+		if got, err := os.ReadFile(filepath.Join(dir, p)); err != nil || string(got) != data {
+			t.Fatalf("Write changed %s, which is not generated: %v", p, err)
+		}
+	}
+	for p := range stale {
+		if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
+			t.Fatalf("Write kept the stale %s", p)
+		}
+	}
+}
+
+// TestWriteForeignFile: a file at a rendered path that lacks the generated-file header is never
+// overwritten: Write refuses, naming it, before it changes anything.
+func TestWriteForeignFile(t *testing.T) {
+	files := rendered(t)
+	for _, tc := range []struct {
+		name, path, data string
+	}{
+		{"typescript without header", files[len(files)-1].Path, "export type Mine = 1;\n"},
+		{"schema without $comment", files[0].Path, "{}\n"},
+		{"schema with the header later", files[0].Path, `{"title":"x","$comment":"` + Header + `"}`},
+		{"schema that is not JSON", files[0].Path, "// " + Header + "\n"},
+		{"typescript with the header on line 2", files[len(files)-1].Path, "\n// " + Header + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			stale := filepath.Join(dir, "ts", "old.gen.ts")
+			if err := os.MkdirAll(filepath.Dir(stale), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(stale, []byte("// "+Header+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(dir, filepath.FromSlash(tc.path))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(tc.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			err := Write(dir, files)
+			var fe *ForeignFileError
+			if !errors.As(err, &fe) || fe.Path != tc.path {
+				t.Fatalf("Write = %v, want a ForeignFileError for %s", err, tc.path)
+			}
+			if got, _ := os.ReadFile(p); string(got) != tc.data {
+				t.Fatal("the foreign file was changed")
+			}
+			if _, err := os.Stat(stale); err != nil {
+				t.Fatal("Write removed a stale file before refusing")
+			}
+			for _, f := range files {
+				if f.Path == tc.path {
+					continue
+				}
+				if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f.Path))); err == nil {
+					t.Fatalf("Write wrote %s before refusing", f.Path)
+				}
+			}
+		})
 	}
 }
 
