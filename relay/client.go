@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentwire/agentwire/events"
 	"github.com/agentwire/agentwire/jsonvalue"
 )
 
@@ -125,7 +126,16 @@ func (c *Client) GetRun(ctx context.Context, runID string) (*jsonvalue.Object, e
 	if err != nil {
 		return nil, err
 	}
-	return jsonvalue.ParseObject(data, "run")
+	// A snapshot nests event data deeper than an event may (events.MaxStateDepth).
+	v, err := jsonvalue.ParseDeep(data, "run", events.MaxStateDepth)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := v.(*jsonvalue.Object)
+	if !ok {
+		return nil, errors.New("run is not a JSON object")
+	}
+	return obj, nil
 }
 
 // ReadEvents fetches one NDJSON page of GET /v1/runs/{runId}/events?after=&limit= and returns

@@ -361,9 +361,11 @@ func (s *Server) currentState(ctx context.Context, org, runID string) (events.Re
 	after := info.SnapshotSequence
 	st, err := events.DecodeReducerState(snap)
 	if err != nil {
-		// A snapshot can be valid yet not decodable: it nests an event's data a few levels
-		// deeper than the event did, past jsonvalue.MaxDepth. The stored events are the
-		// source of truth, so such a run is re-reduced from its first event.
+		// Every snapshot the relay writes decodes (events.MaxStateDepth allows the depth a
+		// state adds to the data it holds), so this one was damaged or written by another
+		// program; the stored events are the source of truth: re-reduce from the first event.
+		s.log.LogAttrs(ctx, slog.LevelWarn, "stored checkpoint does not decode; re-reducing the run",
+			slog.String("org", org), slog.String("run", runID), slog.String("error", err.Error()))
 		st, after = events.NewReducerState(), 0
 	} else if int64(st.LastLogicalSequence()) != info.SnapshotSequence {
 		return damaged("checkpoint does not match its logical sequence")
