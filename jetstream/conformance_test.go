@@ -22,3 +22,7 @@ func openEmbedded(t *testing.T, dir string) store.Store {
 func TestConformanceRuns(t *testing.T) {
 	storetest.Run(t, openEmbedded)
 }
+
+func TestConformanceNotifications(t *testing.T) {
+	storetest.RunNotifications(t, openEmbedded)
+}

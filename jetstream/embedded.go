@@ -83,6 +83,8 @@ func OpenEmbedded(dir string, o EmbeddedOptions) (*Store, error) {
 	if so.Replicas == 0 {
 		so.Replicas = 1
 	}
+	// The embedded server is agentwire's alone: it owns ENVOY_NOTIFICATIONS.
+	so.OwnEnvoyStream = true
 	s, err := open(nc, so, ns)
 	if err != nil {
 		nc.Close()

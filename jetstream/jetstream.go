@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 	njs "github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agentwire/agentwire/envelope"
 	"github.com/agentwire/agentwire/store"
 )
 
@@ -35,6 +36,17 @@ type Options struct {
 	// Timeout bounds one JetStream API request; 0 means 10 s.
 	Timeout time.Duration
 
+	// EnvoyOrg is the org whose envelopes carry exactly the envelope.md §4.3 message ids, so
+	// that they dedupe against Legion's own publishers, and to which an envelope stored
+	// without an org header belongs (relay.md §5.1.4). Empty: none, and such envelopes are
+	// skipped.
+	EnvoyOrg string
+
+	// OwnEnvoyStream lets the store create ENVOY_NOTIFICATIONS or bring it to envelope.md
+	// §5.1; without it the store only checks the stream and refuses to open when it is
+	// missing or differs.
+	OwnEnvoyStream bool
+
 	// ChunkBytes is the most payload bytes of one chunk message; 0 means the connection's
 	// max payload less 16 KiB for headers (relay.md §5.1.2: "within the server's max payload
 	// minus headroom").
@@ -52,6 +64,11 @@ type Store struct {
 	runs njs.Stream
 
 	runHub store.Hub
+
+	env      njs.Stream
+	sessions njs.KeyValue
+	envHub   store.Hub
+	envs     envState
 
 	// life: every call holds it for reading; Close takes it for writing, so Close waits for the
 	// calls under way and later calls see closed.
@@ -117,6 +134,10 @@ func open(nc *nats.Conn, o Options, ns *server.Server) (*Store, error) {
 			s.runHub.Notify(org, run)
 		}
 	}); err != nil {
+		s.stopWatchers()
+		return nil, err
+	}
+	if err := s.openEnvelopes(ctx); err != nil {
 		s.stopWatchers()
 		return nil, err
 	}
@@ -201,6 +222,9 @@ func (s *Store) Ping(ctx context.Context) error {
 	if _, err := s.runs.Info(ctx); err != nil {
 		return fmt.Errorf("jetstream: stream %s: %w", RunsStream, err)
 	}
+	if _, err := s.env.Info(ctx); err != nil {
+		return fmt.Errorf("jetstream: stream %s: %w", envelope.NotificationsStream, err)
+	}
 	return nil
 }
 
@@ -217,6 +241,7 @@ func (s *Store) Close() error {
 	s.life.Unlock()
 	s.stopWatchers()
 	s.runHub.Close()
+	s.envHub.Close()
 	if s.ns != nil {
 		s.nc.Close()
 		s.ns.Shutdown()

@@ -71,34 +71,12 @@ func (s *Store) AnnouncedInstances(context.Context, string, string, string, time
 func (s *Store) Announcements(context.Context, string, string, time.Time) ([]store.Announcement, error) {
 	return nil, errPending
 }
-func (s *Store) ExpireAnnouncements(context.Context, time.Time, int) (int, error) { return 0, errPending }
+func (s *Store) ExpireAnnouncements(context.Context, time.Time, int) (int, error) {
+	return 0, errPending
+}
 func (s *Store) SetAck(context.Context, string, string, store.StreamKey, int64) (int64, error) {
 	return 0, errPending
 }
 func (s *Store) Acks(context.Context, string, string) (map[store.StreamKey]int64, error) {
 	return nil, errPending
-}
-func (s *Store) AppendEnvelope(context.Context, string, store.EnvelopeWrite, time.Duration) (store.StoredEnvelope, bool, error) {
-	return store.StoredEnvelope{}, false, errPending
-}
-func (s *Store) ReadEnvelopes(context.Context, string, store.EnvelopeQuery) (store.EnvelopePage, error) {
-	return store.EnvelopePage{}, errPending
-}
-func (s *Store) LastEnvelopeSeq(context.Context, string) (int64, error) { return 0, errPending }
-func (s *Store) ExpireEnvelopes(context.Context, time.Time, int) (int, error) {
-	return 0, errPending
-}
-func (s *Store) SubscribeEnvelopes(string) (<-chan struct{}, func()) {
-	ch := make(chan struct{})
-	close(ch)
-	return ch, func() {}
-}
-func (s *Store) RecordSessionDeliveries(context.Context, string, string, []store.SessionDelivery, time.Time, time.Duration) error {
-	return errPending
-}
-func (s *Store) SessionDeliveries(context.Context, string, string, []string, time.Time) (map[string]store.SessionDelivery, error) {
-	return nil, errPending
-}
-func (s *Store) ExpireSessionDeliveries(context.Context, time.Time, int) (int, error) {
-	return 0, errPending
 }
