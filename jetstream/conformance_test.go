@@ -26,3 +26,7 @@ func TestConformanceRuns(t *testing.T) {
 func TestConformanceNotifications(t *testing.T) {
 	storetest.RunNotifications(t, openEmbedded)
 }
+
+func TestConformanceBus(t *testing.T) {
+	storetest.RunBus(t, openEmbedded)
+}

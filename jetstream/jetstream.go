@@ -70,6 +70,11 @@ type Store struct {
 	envHub   store.Hub
 	envs     envState
 
+	bus      njs.Stream
+	busState njs.KeyValue
+	busHub   store.Hub
+	view     busView
+
 	// life: every call holds it for reading; Close takes it for writing, so Close waits for the
 	// calls under way and later calls see closed.
 	life   sync.RWMutex
@@ -134,6 +139,10 @@ func open(nc *nats.Conn, o Options, ns *server.Server) (*Store, error) {
 			s.runHub.Notify(org, run)
 		}
 	}); err != nil {
+		s.stopWatchers()
+		return nil, err
+	}
+	if err := s.openBus(ctx); err != nil {
 		s.stopWatchers()
 		return nil, err
 	}
@@ -222,6 +231,9 @@ func (s *Store) Ping(ctx context.Context) error {
 	if _, err := s.runs.Info(ctx); err != nil {
 		return fmt.Errorf("jetstream: stream %s: %w", RunsStream, err)
 	}
+	if _, err := s.bus.Info(ctx); err != nil {
+		return fmt.Errorf("jetstream: stream %s: %w", BusStream, err)
+	}
 	if _, err := s.env.Info(ctx); err != nil {
 		return fmt.Errorf("jetstream: stream %s: %w", envelope.NotificationsStream, err)
 	}
@@ -242,6 +254,7 @@ func (s *Store) Close() error {
 	s.stopWatchers()
 	s.runHub.Close()
 	s.envHub.Close()
+	s.busHub.Close()
 	if s.ns != nil {
 		s.nc.Close()
 		s.ns.Shutdown()
