@@ -346,6 +346,12 @@ func (s *Store) appendRun(ctx context.Context, org, runID string, req store.Appe
 	rs := s.cache.get(org, runID)
 	rs.wmu.Lock()
 	defer rs.wmu.Unlock()
+	return s.appendLocked(ctx, rs, req)
+}
+
+// appendLocked is AppendRun with rs.wmu held.
+func (s *Store) appendLocked(ctx context.Context, rs *runState, req store.AppendRequest) (store.RunInfo, error) {
+	org, runID := rs.key.org, rs.key.run
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	fresh := false
