@@ -24,9 +24,9 @@ import (
 
 	"github.com/agentwire/agentwire/events"
 	"github.com/agentwire/agentwire/events/synth"
+	"github.com/agentwire/agentwire/jetstream"
 	"github.com/agentwire/agentwire/jsonvalue"
 	"github.com/agentwire/agentwire/relay"
-	"github.com/agentwire/agentwire/jetstream"
 	"github.com/agentwire/agentwire/sqlite"
 	"github.com/agentwire/agentwire/store"
 )
