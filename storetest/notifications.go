@@ -189,7 +189,9 @@ func testEnvInvalidArguments(t *testing.T, h *harness) {
 		// Only ENVOY_NOTIFICATIONS's subjects are stored (relay.md §5.1.4, envelope.md §5.1).
 		{"role lane", "o", with(func(e *store.EnvelopeWrite) { e.Subject = "notifications.role.reviewer" }), Window},
 		{"role lane exception", "o", with(func(e *store.EnvelopeWrite) { e.Subject = "notifications.envoy.exceptions.notifications.role.reviewer" }), Window},
-		{"fan-out exception", "o", with(func(e *store.EnvelopeWrite) { e.Subject = "notifications.envoy.exceptions.notifications.github.acme.pr" }), Window},
+		{"fan-out exception", "o", with(func(e *store.EnvelopeWrite) {
+			e.Subject = "notifications.envoy.exceptions.notifications.github.acme.pr"
+		}), Window},
 		{"other notifications subject", "o", with(func(e *store.EnvelopeWrite) { e.Subject = "notifications.foo.bar" }), Window},
 		{"outside notifications", "o", with(func(e *store.EnvelopeWrite) { e.Subject = "agentstream.s.frames" }), Window},
 		{"zero time", "o", with(func(e *store.EnvelopeWrite) { e.StoredAt = time.Time{} }), Window},
