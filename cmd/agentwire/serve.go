@@ -41,6 +41,7 @@ type serveOptions struct {
 	busPong   time.Duration
 	ckptMin   time.Duration
 	origins   []string
+	js        jetstreamFlags
 }
 
 // serveEnv maps each flag to its environment variable; an explicitly given flag wins.
@@ -60,13 +61,18 @@ var serveEnv = map[string]string{
 	// The least time between two background checkpoints of one run.
 	"checkpoint-interval": "AGENTWIRE_CHECKPOINT_INTERVAL",
 	"allow-origin":        "AGENTWIRE_ALLOW_ORIGIN",
+	// The jetstream store (serve_jetstream.go).
+	"nats-creds":       "AGENTWIRE_NATS_CREDS",
+	"nats-replicas":    "AGENTWIRE_NATS_REPLICAS",
+	"own-envoy-stream": "AGENTWIRE_OWN_ENVOY_STREAM",
+	"envoy-org":        "AGENTWIRE_ENVOY_ORG",
 }
 
 func newServeCmd() *cobra.Command {
 	var o serveOptions
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Run the relay: runs (SSE), bus (WebSocket) and notification lanes on an embedded SQLite store (relay.md)",
+		Short: "Run the relay: runs (SSE), bus (WebSocket) and notification lanes on an embedded SQLite store or on NATS JetStream (relay.md)",
 		Long: `Run the agentwire relay (spec relay.md).
 
 With no flags it stores its data in ./agentwire-data (SQLite file agentwire.db), listens on
@@ -98,6 +104,7 @@ a flag given on the command line wins. SIGINT or SIGTERM stops it gracefully.`,
 	f.DurationVar(&o.busPong, "bus-pong", relay.DefaultBusPingTimeout, "how long a bus ping waits for its pong before the socket is closed (0: the default)")
 	f.StringSliceVar(&o.origins, "allow-origin", nil, "with --auth: a browser origin (https://host[:port]) besides loopback ones and the relay's own whose pages may call the relay; repeat or separate with commas")
 	f.DurationVar(&o.ckptMin, "checkpoint-interval", relay.DefaultCheckpointMinInterval, "least time between two background checkpoints of one run (0 or negative: no minimum)")
+	o.js.register(f)
 	return cmd
 }
 
@@ -146,7 +153,9 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 			return usageError("--nats needs --store jetstream")
 		}
 	case "jetstream":
-		return usageError("--store jetstream is not available yet: this build has the sqlite store only")
+		if err := o.js.check(o.nats); err != nil {
+			return usageError("%v", err)
+		}
 	default:
 		return usageError("unknown --store %q (want sqlite or jetstream)", o.store)
 	}
@@ -200,10 +209,14 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 	}
 
 	metrics := relay.NewMetrics()
-	dbPath := filepath.Join(o.data, sqlite.DefaultFileName)
-	st, err := sqlite.Open(dbPath, sqlite.Options{OnCommit: func(ci sqlite.CommitInfo) {
-		metrics.ObserveCommit(ci.Duration, ci.Events, ci.Err)
-	}})
+	var st relayStore
+	if o.store == "jetstream" {
+		st, err = o.js.open(o.nats, o.data)
+	} else {
+		st, err = sqlite.Open(filepath.Join(o.data, sqlite.DefaultFileName), sqlite.Options{OnCommit: func(ci sqlite.CommitInfo) {
+			metrics.ObserveCommit(ci.Duration, ci.Events, ci.Err)
+		}})
+	}
 	if err != nil {
 		return &exitError{code: 1, msg: fmt.Sprintf("cannot open store: %v", err)}
 	}
@@ -235,7 +248,7 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 		mode = fmt.Sprintf("auth file %s, %d tokens", o.auth, auth.Len())
 	}
 	fmt.Fprintf(stdout, "agentwire relay serving %s (data %s, %s)\n", url, st.Path(), mode)
-	log.Info("relay started", "url", url, "store", "sqlite", "db", st.Path(), "auth", auth != nil)
+	log.Info("relay started", "url", url, "store", o.store, "db", st.Path(), "auth", auth != nil)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

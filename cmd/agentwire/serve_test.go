@@ -35,8 +35,9 @@ func TestServeUsageErrors(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{"jetstream not available", []string{"serve", data, "--store", "jetstream"}, nil, "agentwire: --store jetstream is not available yet"},
-		{"jetstream from env", []string{"serve", data}, map[string]string{"AGENTWIRE_STORE": "jetstream"}, "agentwire: --store jetstream is not available yet"},
+		{"nats creds without nats", []string{"serve", data, "--store", "jetstream", "--nats-creds", "x.creds"}, nil, "agentwire: --nats-creds needs --nats"},
+		{"replicas on the embedded server", []string{"serve", data, "--store", "jetstream", "--nats-replicas", "3"}, nil, "agentwire: --nats-replicas 3 needs --nats"},
+		{"replicas from env", []string{"serve", data}, map[string]string{"AGENTWIRE_STORE": "jetstream", "AGENTWIRE_NATS_REPLICAS": "9"}, "agentwire: invalid --nats-replicas 9"},
 		{"unknown store", []string{"serve", data, "--store", "redis"}, nil, `agentwire: unknown --store "redis"`},
 		{"nats without jetstream", []string{"serve", data, "--nats", "nats://x"}, nil, "agentwire: --nats needs --store jetstream"},
 		{"non-loopback in local mode", []string{"serve", data, "--addr", "0.0.0.0:0"}, nil, "agentwire: refusing to listen on 0.0.0.0:0"},

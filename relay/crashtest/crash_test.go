@@ -24,6 +24,7 @@ import (
 
 	"github.com/agentwire/agentwire/events"
 	"github.com/agentwire/agentwire/events/synth"
+	"github.com/agentwire/agentwire/jetstream"
 	"github.com/agentwire/agentwire/jsonvalue"
 	"github.com/agentwire/agentwire/relay"
 	"github.com/agentwire/agentwire/sqlite"
@@ -63,12 +64,16 @@ type child struct {
 
 var urlRE = regexp.MustCompile(`http://[0-9.:\[\]]+`)
 
-func startChild(t *testing.T, bin, dataDir string) *child {
+func startChild(t *testing.T, bin, dataDir string, backend ...string) *child {
 	t.Helper()
 	// No minimum interval between checkpoints: runs get their mid-run checkpoints within the
 	// test's seconds, so kills land on them too.
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", dataDir, "--log-format", "json", "--log-level", "warn",
-		"--checkpoint-interval", "0")
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--data", dataDir, "--log-format", "json", "--log-level", "warn",
+		"--checkpoint-interval", "0"}
+	if len(backend) > 0 {
+		args = append(args, "--store", backend[0])
+	}
+	cmd := exec.Command(bin, args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -180,6 +185,20 @@ func TestCrashRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test builds and kills a child relay; skipped with -short")
 	}
+	// The same test on both stores: SQLite, and JetStream embedded in the child (relay.md §5).
+	t.Run("sqlite", func(t *testing.T) {
+		testCrashRecovery(t, "sqlite", func(dataDir string) (store.Store, error) {
+			return sqlite.Open(filepath.Join(dataDir, sqlite.DefaultFileName), sqlite.Options{})
+		})
+	})
+	t.Run("jetstream", func(t *testing.T) {
+		testCrashRecovery(t, "jetstream", func(dataDir string) (store.Store, error) {
+			return jetstream.OpenEmbedded(dataDir, jetstream.EmbeddedOptions{})
+		})
+	})
+}
+
+func testCrashRecovery(t *testing.T, backend string, open func(dataDir string) (store.Store, error)) {
 	dir := t.TempDir()
 	bin := buildBinary(t, dir)
 	dataDir := filepath.Join(dir, "data")
@@ -328,7 +347,7 @@ func TestCrashRecovery(t *testing.T) {
 	pause.Lock()
 	paused = true
 	for round := 1; round <= kills; round++ {
-		c := startChild(t, bin, dataDir)
+		c := startChild(t, bin, dataDir, backend)
 		if round > 1 {
 			n := verify(round, c.url)
 			t.Logf("restart %d: %d events verified, %d requests so far, %d cut by kills", round-1, n, requests.Load(), failures.Load())
@@ -349,7 +368,7 @@ func TestCrashRecovery(t *testing.T) {
 		paused = true
 	}
 	// Last restart: verify, let the clients finish, verify again, then stop gracefully.
-	c := startChild(t, bin, dataDir)
+	c := startChild(t, bin, dataDir, backend)
 	n := verify(kills+1, c.url)
 	t.Logf("restart %d: %d events verified", kills, n)
 	u := c.url
@@ -386,7 +405,7 @@ func TestCrashRecovery(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("relay did not stop on SIGTERM")
 	}
-	checkCheckpoints(t, filepath.Join(dataDir, sqlite.DefaultFileName))
+	checkCheckpoints(t, func() (store.Store, error) { return open(dataDir) })
 	t.Logf("%d kills, %d events in %d runs, %d requests (%d cut by kills) in %v; in-doubt batches found wholly stored %d times, wholly absent %d times",
 		kills, n, len(runs), requests.Load(), failures.Load(), time.Since(start).Round(time.Millisecond), inDoubtStored, inDoubtLost)
 	if failures.Load() == 0 {
@@ -424,11 +443,11 @@ func scrapeCounter(t *testing.T, base, name string) float64 {
 // (store.RunStore.GetRun): it is the reducer state of the stored events up to the sequence it
 // claims to cover, re-reducing the events after it gives the state of all the stored events,
 // and a terminal run's checkpoint covers its last event.
-func checkCheckpoints(t *testing.T, path string) {
+func checkCheckpoints(t *testing.T, open func() (store.Store, error)) {
 	t.Helper()
-	st, err := sqlite.Open(path, sqlite.Options{})
+	st, err := open()
 	if err != nil {
-		t.Fatalf("open %s: %v", path, err)
+		t.Fatalf("open the stopped relay's store: %v", err)
 	}
 	defer st.Close()
 	ctx := context.Background()

@@ -1,5 +1,6 @@
 // Package crashtest holds the relay's crash test (relay.md §4 Durability): it builds the
-// agentwire binary, runs `agentwire serve` as a child process on a real SQLite file, ingests
+// agentwire binary, runs `agentwire serve` as a child process on a real SQLite file (and, in
+// TestCrashRecovery/jetstream, on a JetStream server embedded in the child), ingests
 // runs concurrently from several HTTP clients, and kills the child with SIGKILL at random
 // moments. After every restart it checks that every acknowledged event is present exactly once,
 // that no batch is half-applied (each in-doubt batch is either wholly stored or wholly absent),

@@ -1,0 +1,273 @@
+package jetstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	njs "github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentwire/agentwire/envelope"
+	"github.com/agentwire/agentwire/store"
+)
+
+// Stream names.
+const (
+	// RunsStream holds every run's event chunks, checkpoint chunks and head records.
+	RunsStream = "AGENTWIRE_RUNS"
+)
+
+// Options configures a [Store]. The zero value is usable.
+type Options struct {
+	// Replicas is the replica count of the streams the store creates (relay.md §5.1.7: a 2xx
+	// is then a quorum acknowledgement; "quorum" holds only for 3 or more). 0 means 1. It
+	// applies when a stream is created; an existing stream keeps its own.
+	Replicas int
+
+	// Now is the clock of run times (createdAt, updatedAt) and of bus expiry; nil is
+	// time.Now.
+	Now func() time.Time
+
+	// Timeout bounds one JetStream API request; 0 means 10 s.
+	Timeout time.Duration
+
+	// EnvoyOrg is the org whose envelopes carry exactly the envelope.md §4.3 message ids, so
+	// that they dedupe against Legion's own publishers, and to which an envelope stored
+	// without an org header belongs (relay.md §5.1.4). Empty: none, and such envelopes are
+	// skipped.
+	EnvoyOrg string
+
+	// OwnEnvoyStream lets the store create ENVOY_NOTIFICATIONS or bring it to envelope.md
+	// §5.1; without it the store only checks the stream and refuses to open when it is
+	// missing or differs.
+	OwnEnvoyStream bool
+
+	// ChunkBytes is the most payload bytes of one chunk message; 0 means the connection's
+	// max payload less 16 KiB for headers (relay.md §5.1.2: "within the server's max payload
+	// minus headroom").
+	ChunkBytes int
+}
+
+// Store is a [store.Store] on NATS JetStream. All methods are safe for concurrent use.
+type Store struct {
+	nc    *nats.Conn
+	js    njs.JetStream
+	ns    *server.Server // the embedded server the store owns, or nil
+	opts  Options
+	chunk int
+
+	runs njs.Stream
+
+	runHub store.Hub
+
+	env      njs.Stream
+	sessions njs.KeyValue
+	envHub   store.Hub
+	envs     envState
+
+	bus      njs.Stream
+	busState njs.KeyValue
+	busHub   store.Hub
+	view     busView
+
+	// life: every call holds it for reading; Close takes it for writing, so Close waits for the
+	// calls under way and later calls see closed.
+	life   sync.RWMutex
+	closed bool
+
+	watchers []njs.ConsumeContext
+
+	cache runCache
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open opens a store over an established connection: it creates the agentwire streams it
+// needs when they are missing and starts the wake-up consumers. The store does not own nc: Close
+// leaves it open.
+func Open(nc *nats.Conn, o Options) (*Store, error) {
+	return open(nc, o, nil)
+}
+
+func open(nc *nats.Conn, o Options, ns *server.Server) (*Store, error) {
+	if o.Replicas == 0 {
+		o.Replicas = 1
+	}
+	if o.Replicas < 0 || o.Replicas > 5 {
+		return nil, fmt.Errorf("jetstream: %d replicas (1 to 5)", o.Replicas)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 10 * time.Second
+	}
+	js, err := njs.New(nc, njs.WithDefaultTimeout(o.Timeout))
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: %w", err)
+	}
+	s := &Store{nc: nc, js: js, ns: ns, opts: o}
+	s.chunk = o.ChunkBytes
+	if s.chunk <= 0 {
+		s.chunk = int(nc.MaxPayload()) - 16<<10
+	}
+	if s.chunk < 1024 {
+		return nil, fmt.Errorf("jetstream: chunk size %d is too small (max payload %d)", s.chunk, nc.MaxPayload())
+	}
+	s.cache.init()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*o.Timeout)
+	defer cancel()
+	if s.runs, err = s.ensureStream(ctx, njs.StreamConfig{
+		Name:               RunsStream,
+		Subjects:           []string{runsPrefix + ">", runSnapPrefix + ">", runHeadPrefix + ">"},
+		Retention:          njs.LimitsPolicy,
+		Storage:            njs.FileStorage,
+		Replicas:           o.Replicas,
+		AllowAtomicPublish: true,
+		AllowRollup:        true,
+		Duplicates:         2 * time.Minute,
+	}); err != nil {
+		return nil, err
+	}
+	if err := s.watch(ctx, s.runs, runHeadPrefix+">", func(subject string) {
+		if org, run, err := splitKey(subject, runHeadPrefix); err == nil {
+			s.runHub.Notify(org, run)
+		}
+	}); err != nil {
+		s.stopWatchers()
+		return nil, err
+	}
+	if err := s.openBus(ctx); err != nil {
+		s.stopWatchers()
+		return nil, err
+	}
+	if err := s.openEnvelopes(ctx); err != nil {
+		s.stopWatchers()
+		return nil, err
+	}
+	return s, nil
+}
+
+// ensureStream creates the stream, or updates an existing one whose subjects or atomic-publish
+// setting differ (keeping its replica count: relay.md §5.1.7, replicas apply at creation).
+func (s *Store) ensureStream(ctx context.Context, cfg njs.StreamConfig) (njs.Stream, error) {
+	st, err := s.js.Stream(ctx, cfg.Name)
+	if errors.Is(err, njs.ErrStreamNotFound) {
+		st, err = s.js.CreateStream(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("jetstream: create stream %s: %w", cfg.Name, err)
+		}
+		return st, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: stream %s: %w", cfg.Name, err)
+	}
+	have := st.CachedInfo().Config
+	if slices.Equal(have.Subjects, cfg.Subjects) && have.AllowAtomicPublish && have.AllowRollup && !have.AllowDirect {
+		return st, nil
+	}
+	cfg.Replicas = have.Replicas
+	if st, err = s.js.UpdateStream(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("jetstream: update stream %s: %w", cfg.Name, err)
+	}
+	return st, nil
+}
+
+// watch starts the ordered consumer that turns committed messages on filter into wake-ups
+// (relay.md §5.1.5: "one ordered JetStream consumer per stream per relay (committed messages
+// only), never core subscriptions on the data subjects"). It sees headers only and starts at the
+// messages stored from now on: a subscriber reads the store after subscribing.
+func (s *Store) watch(ctx context.Context, st njs.Stream, filter string, wake func(subject string)) error {
+	c, err := st.OrderedConsumer(ctx, njs.OrderedConsumerConfig{
+		FilterSubjects: []string{filter},
+		DeliverPolicy:  njs.DeliverNewPolicy,
+		HeadersOnly:    true,
+	})
+	if err != nil {
+		return fmt.Errorf("jetstream: wake-up consumer on %s: %w", filter, err)
+	}
+	cc, err := c.Consume(func(m njs.Msg) { wake(m.Subject()) })
+	if err != nil {
+		return fmt.Errorf("jetstream: wake-up consumer on %s: %w", filter, err)
+	}
+	s.watchers = append(s.watchers, cc)
+	return nil
+}
+
+func (s *Store) stopWatchers() {
+	for _, w := range s.watchers {
+		w.Stop()
+	}
+	s.watchers = nil
+}
+
+// enter starts a call: it fails with store.ErrClosed after Close. The caller must call s.leave.
+func (s *Store) enter() error {
+	s.life.RLock()
+	if s.closed {
+		s.life.RUnlock()
+		return store.ErrClosed
+	}
+	return nil
+}
+
+func (s *Store) leave() { s.life.RUnlock() }
+
+// Ping reports whether the connection is up and the store's streams answer (relay.md §2:
+// GET /healthz).
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.leave()
+	if st := s.nc.Status(); st != nats.CONNECTED {
+		return fmt.Errorf("jetstream: connection %s", st)
+	}
+	if _, err := s.runs.Info(ctx); err != nil {
+		return fmt.Errorf("jetstream: stream %s: %w", RunsStream, err)
+	}
+	if _, err := s.bus.Info(ctx); err != nil {
+		return fmt.Errorf("jetstream: stream %s: %w", BusStream, err)
+	}
+	if _, err := s.env.Info(ctx); err != nil {
+		return fmt.Errorf("jetstream: stream %s: %w", envelope.NotificationsStream, err)
+	}
+	return nil
+}
+
+// Close waits for the calls under way, stops the wake-up consumers, closes every subscription
+// channel and, for a store opened by OpenEmbedded, closes the connection and shuts the server
+// down. It is idempotent.
+func (s *Store) Close() error {
+	s.life.Lock()
+	if s.closed {
+		s.life.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.life.Unlock()
+	s.stopWatchers()
+	s.runHub.Close()
+	s.envHub.Close()
+	s.busHub.Close()
+	if s.ns != nil {
+		s.nc.Close()
+		s.ns.Shutdown()
+		s.ns.WaitForShutdown()
+	}
+	return nil
+}
+
+// ctxTimeout bounds a request made on the caller's behalf by the store's API timeout when ctx
+// has no deadline of its own.
+func (s *Store) ctxTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, s.opts.Timeout)
+}

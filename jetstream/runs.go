@@ -1,0 +1,862 @@
+package jetstream
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	njs "github.com/nats-io/nats.go/jetstream"
+	"github.com/synadia-io/orbit.go/jetstreamext"
+
+	"github.com/agentwire/agentwire/store"
+)
+
+// head is a run's head record, the last message of every batch that changed the run (relay.md
+// §5.1.2): what GetRun and ListRuns answer without reading the events, and, by its subject's
+// last stream sequence, the guard of the next batch.
+type head struct {
+	Status  string `json:"status"`
+	Created int64  `json:"created"` // unix nanoseconds
+	Updated int64  `json:"updated"`
+	Count   int64  `json:"count"`
+	Last    int64  `json:"last"`
+	SnapSeq int64  `json:"snapSeq"`
+	// SnapAt is the stream sequence of the checkpoint's first chunk; 0 in a head whose batch
+	// carried the checkpoint, whose SnapN chunks are then the messages right before the head
+	// (an atomic batch is stored contiguously, and a message cannot name its own sequence).
+	SnapAt uint64 `json:"snapAt,omitempty"`
+	SnapN  int    `json:"snapN"`
+}
+
+// info is the RunInfo the head describes.
+func (h *head) info(runID string) store.RunInfo {
+	return store.RunInfo{
+		RunID: runID, Status: h.Status,
+		CreatedAt: time.Unix(0, h.Created), UpdatedAt: time.Unix(0, h.Updated),
+		EventCount: h.Count, LastLogicalSequence: h.Last, SnapshotSequence: h.SnapSeq,
+	}
+}
+
+// parseHead decodes the head stored at seq and makes SnapAt absolute.
+func parseHead(data []byte, seq uint64) (head, error) {
+	var h head
+	if err := json.Unmarshal(data, &h); err != nil {
+		return h, fmt.Errorf("jetstream: run head at %d: %w", seq, err)
+	}
+	if h.SnapAt == 0 {
+		h.SnapAt = seq - uint64(h.SnapN)
+	}
+	return h, nil
+}
+
+type runKey struct{ org, run string }
+
+// chunkRef locates one event chunk of a run.
+type chunkRef struct {
+	seq         uint64
+	first, last int64
+}
+
+// runState is what this instance knows of a run: a head (possibly stale: the guard of the next
+// batch finds out), the index of its chunks, and the sets the uniqueness checks need. All of it
+// is a cache of committed messages; losing it costs reads, never correctness.
+type runState struct {
+	key runKey
+	wmu sync.Mutex // serializes this instance's writes to the run
+
+	mu      sync.Mutex
+	known   bool   // h and headSeq were read or written
+	headSeq uint64 // stream sequence of h; 0 when the run does not exist
+	h       head
+	chunks  []chunkRef // every event chunk up to stream sequence indexed, in order
+	indexed uint64
+	ids     map[string]struct{} // event IDs stored up to idsUpTo
+	seqs    []int64             // logical sequences stored up to idsUpTo, increasing
+	idsUpTo uint64
+	loaded  bool // ids and seqs are valid up to idsUpTo
+	bytes   int
+}
+
+// runCache bounds the run states kept in memory by their approximate size.
+type runCache struct {
+	mu    sync.Mutex
+	runs  map[runKey]*runState
+	bytes int
+	limit int
+}
+
+func (c *runCache) init() {
+	c.runs = make(map[runKey]*runState)
+	c.limit = 64 << 20
+}
+
+// get returns the run's state, creating an empty one.
+func (c *runCache) get(org, run string) *runState {
+	k := runKey{org, run}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rs := c.runs[k]
+	if rs == nil {
+		rs = &runState{key: k}
+		c.runs[k] = rs
+		c.bytes += 64 + len(org) + len(run)
+		for k2, other := range c.runs {
+			if c.bytes <= c.limit {
+				break
+			}
+			if k2 != k {
+				c.bytes -= other.bytes + 64 + len(k2.org) + len(k2.run)
+				delete(c.runs, k2)
+			}
+		}
+	}
+	return rs
+}
+
+// grew accounts n more bytes held by a run state.
+func (c *runCache) grew(rs *runState, n int) {
+	c.mu.Lock()
+	rs.bytes += n
+	c.bytes += n
+	c.mu.Unlock()
+}
+
+// loadHead reads the run's head from the stream leader (relay.md §5.1.2: reads that follow a
+// write go to the leader) into rs. rs.mu must be held.
+func (s *Store) loadHead(ctx context.Context, rs *runState) error {
+	ctx, cancel := s.ctxTimeout(ctx)
+	defer cancel()
+	m, err := s.runs.GetLastMsgForSubject(ctx, headSubject(rs.key.org, rs.key.run))
+	if errors.Is(err, njs.ErrMsgNotFound) {
+		rs.known, rs.headSeq, rs.h = true, 0, head{}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("jetstream: read run head: %w", err)
+	}
+	h, err := parseHead(m.Data, m.Sequence)
+	if err != nil {
+		return err
+	}
+	rs.known, rs.headSeq, rs.h = true, m.Sequence, h
+	return nil
+}
+
+// forChunks calls fn for each event chunk of the run with a stream sequence from `from` up to
+// upTo (0: no bound), in order, until fn returns false.
+func (s *Store) forChunks(ctx context.Context, org, run string, from, upTo uint64, fn func(seq uint64, c chunkMeta, data []byte) (bool, error)) error {
+	subj := runSubject(org, run)
+	for seq := from; upTo == 0 || seq <= upTo; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rctx, cancel := s.ctxTimeout(ctx)
+		m, err := s.runs.GetMsg(rctx, seq, njs.WithGetMsgSubject(subj))
+		cancel()
+		if errors.Is(err, njs.ErrMsgNotFound) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("jetstream: read run chunk: %w", err)
+		}
+		if upTo != 0 && m.Sequence > upTo {
+			return nil
+		}
+		c, err := parseChunkMeta(m.Header)
+		if err != nil {
+			return err
+		}
+		more, err := fn(m.Sequence, c, m.Data)
+		if err != nil || !more {
+			return err
+		}
+		seq = m.Sequence + 1
+	}
+	return nil
+}
+
+// loadSets brings rs's uniqueness sets (and its chunk index) up to rs.headSeq. rs.mu must be
+// held.
+func (s *Store) loadSets(ctx context.Context, rs *runState) error {
+	if !rs.loaded {
+		rs.ids, rs.seqs, rs.idsUpTo, rs.loaded = map[string]struct{}{}, nil, 0, true
+	}
+	if rs.idsUpTo >= rs.headSeq {
+		return nil
+	}
+	var parts []byte
+	added := 0
+	// The chunks read continue the index when the scan starts inside it.
+	extend := rs.idsUpTo <= rs.indexed
+	err := s.forChunks(ctx, rs.key.org, rs.key.run, rs.idsUpTo+1, rs.headSeq, func(seq uint64, c chunkMeta, data []byte) (bool, error) {
+		if extend && seq > rs.indexed {
+			rs.chunks = append(rs.chunks, chunkRef{seq, c.first, c.last})
+			rs.indexed = seq
+			added += 24
+		}
+		if c.parts > 0 {
+			parts = append(parts, data...)
+			if c.part < c.parts {
+				return true, nil
+			}
+			data, parts = parts, nil
+		}
+		evs, err := decodeEvents(data)
+		if err != nil {
+			return false, err
+		}
+		for _, e := range evs {
+			rs.ids[e.EventID] = struct{}{}
+			rs.seqs = append(rs.seqs, e.LogicalSequence)
+			added += 40 + len(e.EventID)
+		}
+		return true, nil
+	})
+	if err != nil {
+		rs.loaded = false
+		return err
+	}
+	rs.idsUpTo = rs.headSeq
+	if extend {
+		rs.indexed = max(rs.indexed, rs.headSeq)
+	}
+	s.cache.grew(rs, added)
+	return nil
+}
+
+// checkEvents applies AppendRun's check 3 to events (batch indexes from first) against the
+// stored events in rs and the batch's earlier events (seen, ids).
+func checkEvents(rs *runState, events []store.Event, first int, prev int64, seen []int64, ids map[string]struct{}) error {
+	for j, e := range events {
+		i := first + j
+		if e.LogicalSequence <= prev {
+			_, stored := slices.BinarySearch(rs.seqs, e.LogicalSequence)
+			_, inBatch := slices.BinarySearch(seen, e.LogicalSequence)
+			reason := store.ErrOutOfOrder
+			if stored || inBatch {
+				reason = store.ErrDuplicateSequence
+			}
+			return &store.EventError{Index: i, LogicalSequence: e.LogicalSequence, EventID: e.EventID, Reason: reason}
+		}
+		_, stored := rs.ids[e.EventID]
+		_, inBatch := ids[e.EventID]
+		if stored || inBatch {
+			return &store.EventError{Index: i, LogicalSequence: e.LogicalSequence, EventID: e.EventID, Reason: store.ErrDuplicateEventID}
+		}
+		ids[e.EventID] = struct{}{}
+		seen = append(seen, e.LogicalSequence)
+		prev = e.LogicalSequence
+	}
+	return nil
+}
+
+// Wire errors of a refused guard: the run's head subject moved (10071), or another batch on it
+// is being proposed in a cluster (10164); and the server's limit on open batches (10210).
+const (
+	errCodeWrongLastSeq      njs.ErrorCode = 10071
+	errCodeWrongLastSeqConst njs.ErrorCode = 10164
+	errCodeTooManyInflight   njs.ErrorCode = 10210
+)
+
+// guardRefused reports whether err is a refused expected-last-sequence guard or a transient
+// limit, after which the caller re-reads and retries.
+func guardRefused(err error) bool {
+	var ae *njs.APIError
+	if !errors.As(err, &ae) {
+		return false
+	}
+	switch ae.ErrorCode {
+	case errCodeWrongLastSeq, errCodeWrongLastSeqConst, errCodeTooManyInflight:
+		return true
+	}
+	return false
+}
+
+// maxBatchMsgs is the server's default limit on the messages of one atomic batch.
+const maxBatchMsgs = 1000
+
+// publishBatch publishes msgs as one atomic batch whose first message carries the guard: the
+// head subject's last stream sequence must be headSeq (0: no head yet). It returns the stream
+// sequence of the last message.
+func (s *Store) publishBatch(ctx context.Context, msgs []*nats.Msg, headSubj string, headSeq uint64) (uint64, error) {
+	if len(msgs) > maxBatchMsgs {
+		return 0, fmt.Errorf("%w: the batch needs %d messages, more than the %d of one atomic batch", store.ErrInvalid, len(msgs), maxBatchMsgs)
+	}
+	msgs[0].Header.Set(njs.ExpectedLastSubjSeqHeader, strconv.FormatUint(headSeq, 10))
+	msgs[0].Header.Set(njs.ExpectedLastSubjSeqSubjHeader, headSubj)
+	ctx, cancel := s.ctxTimeout(ctx)
+	defer cancel()
+	ack, err := jetstreamext.PublishMsgBatch(ctx, s.js, msgs, jetstreamext.BatchFlowControl{AckFirst: false, AckTimeout: s.opts.Timeout})
+	if err != nil {
+		return 0, err
+	}
+	return ack.Sequence, nil
+}
+
+// backoff sleeps before retry attempt (1, 2, …) of a refused guard, or returns ctx's error.
+func backoff(ctx context.Context, attempt int) error {
+	d := time.Duration(min(attempt, 20)) * time.Millisecond
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// AppendRun stores the batch as one atomic JetStream batch: its event chunks, the checkpoint
+// chunks when it carries one, and the new head, guarded by the head subject's last sequence
+// (relay.md §5.1.2). A refused guard re-reads the head: a moved run is a ConflictError, an
+// unchanged one (a checkpoint written meanwhile, or a proposal in flight) is retried.
+func (s *Store) AppendRun(ctx context.Context, org, runID string, req store.AppendRequest) (store.RunInfo, error) {
+	if err := store.ValidateAppend(org, runID, req); err != nil {
+		return store.RunInfo{}, err
+	}
+	if err := checkRunIDs(org, runID); err != nil {
+		return store.RunInfo{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return store.RunInfo{}, err
+	}
+	if err := s.enter(); err != nil {
+		return store.RunInfo{}, err
+	}
+	defer s.leave()
+	return s.appendRun(ctx, org, runID, req)
+}
+
+func checkRunIDs(org, runID string) error {
+	if err := checkID("org", org); err != nil {
+		return err
+	}
+	return checkID("runId", runID)
+}
+
+func (s *Store) appendRun(ctx context.Context, org, runID string, req store.AppendRequest) (store.RunInfo, error) {
+	rs := s.cache.get(org, runID)
+	rs.wmu.Lock()
+	defer rs.wmu.Unlock()
+	return s.appendLocked(ctx, rs, req)
+}
+
+// appendLocked is AppendRun with rs.wmu held.
+func (s *Store) appendLocked(ctx context.Context, rs *runState, req store.AppendRequest) (store.RunInfo, error) {
+	org, runID := rs.key.org, rs.key.run
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	fresh := false
+	if !rs.known {
+		if err := s.loadHead(ctx, rs); err != nil {
+			return store.RunInfo{}, err
+		}
+		fresh = true
+	}
+	for attempt := 1; ; attempt++ {
+		if rs.h.Last != req.ExpectedLastLogicalSequence {
+			if !fresh {
+				if err := s.loadHead(ctx, rs); err != nil {
+					return store.RunInfo{}, err
+				}
+				fresh = true
+				continue
+			}
+			return store.RunInfo{}, &store.ConflictError{RunID: runID, Expected: req.ExpectedLastLogicalSequence, Actual: rs.h.Last}
+		}
+		if err := s.loadSets(ctx, rs); err != nil {
+			return store.RunInfo{}, err
+		}
+		if err := checkEvents(rs, req.Events, 0, rs.h.Last, nil, make(map[string]struct{}, len(req.Events))); err != nil {
+			if !fresh {
+				// A cached head may be stale: the refusal must be against the stored run.
+				if err := s.loadHead(ctx, rs); err != nil {
+					return store.RunInfo{}, err
+				}
+				fresh = true
+				continue
+			}
+			return store.RunInfo{}, err
+		}
+		h := rs.h
+		now := s.opts.Now().UnixNano()
+		if rs.headSeq == 0 {
+			h = head{Created: now}
+		}
+		h.Updated = max(now, h.Updated, h.Created)
+		h.Status = req.Status
+		h.Count += int64(len(req.Events))
+		h.Last = req.Events[len(req.Events)-1].LogicalSequence
+		msgs := chunkEvents(runSubject(org, runID), req.Events, s.chunk)
+		nev := len(msgs)
+		if req.Snapshot != nil {
+			snap := chunkSnapshot(snapSubject(org, runID), req.Snapshot, h.Last, s.chunk)
+			// The checkpoint replaces the run's previous one: the rollup drops the old chunks
+			// in the same commit.
+			snap[0].Header.Set(njs.MsgRollup, njs.MsgRollupSubject)
+			msgs = append(msgs, snap...)
+			h.SnapSeq, h.SnapAt, h.SnapN = h.Last, 0, len(snap)
+		}
+		hm := nats.NewMsg(headSubject(org, runID))
+		hm.Header.Set(njs.MsgRollup, njs.MsgRollupSubject)
+		hm.Data, _ = json.Marshal(&h)
+		msgs = append(msgs, hm)
+		last, err := s.publishBatch(ctx, msgs, headSubject(org, runID), rs.headSeq)
+		if err != nil {
+			if guardRefused(err) && attempt < 1000 {
+				prev := rs.headSeq
+				if err := s.loadHead(ctx, rs); err != nil {
+					return store.RunInfo{}, err
+				}
+				fresh = true
+				if rs.headSeq == prev {
+					if err := backoff(ctx, attempt); err != nil {
+						return store.RunInfo{}, err
+					}
+				}
+				continue
+			}
+			// The outcome may be unknown (a timeout): read the run again next time.
+			rs.known = false
+			return store.RunInfo{}, fmt.Errorf("jetstream: append run: %w", err)
+		}
+		first := last - uint64(len(msgs)) + 1
+		if h.SnapAt == 0 {
+			h.SnapAt = last - uint64(h.SnapN)
+		}
+		contiguous := rs.indexed >= rs.headSeq
+		rs.headSeq, rs.h = last, h
+		added := 0
+		for _, e := range req.Events {
+			rs.ids[e.EventID] = struct{}{}
+			rs.seqs = append(rs.seqs, e.LogicalSequence)
+			added += 40 + len(e.EventID)
+		}
+		rs.idsUpTo = last
+		if contiguous {
+			for i, m := range msgs[:nev] {
+				c, _ := parseChunkMeta(m.Header)
+				rs.chunks = append(rs.chunks, chunkRef{first + uint64(i), c.first, c.last})
+			}
+			rs.indexed = last
+			added += 24 * nev
+		}
+		s.cache.grew(rs, added)
+		s.runHub.Notify(org, runID)
+		info := h.info(runID)
+		return info, nil
+	}
+}
+
+// PutCheckpoint stores a checkpoint as its own atomic batch (its chunks and a head that points
+// at them), guarded like AppendRun.
+func (s *Store) PutCheckpoint(ctx context.Context, org, runID string, seq int64, snapshot []byte) (bool, error) {
+	if err := store.ValidateCheckpoint(org, runID, seq, snapshot); err != nil {
+		return false, err
+	}
+	if err := checkRunIDs(org, runID); err != nil {
+		return false, err
+	}
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	if err := s.enter(); err != nil {
+		return false, err
+	}
+	defer s.leave()
+	rs := s.cache.get(org, runID)
+	rs.wmu.Lock()
+	defer rs.wmu.Unlock()
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if err := s.loadHead(ctx, rs); err != nil {
+		return false, err
+	}
+	for attempt := 1; ; attempt++ {
+		switch {
+		case rs.headSeq == 0:
+			return false, fmt.Errorf("%w: run %q", store.ErrNotFound, runID)
+		case seq > rs.h.Last:
+			return false, fmt.Errorf("%w: checkpoint at %d is beyond the run's last event %d", store.ErrInvalid, seq, rs.h.Last)
+		case seq <= rs.h.SnapSeq:
+			return false, nil
+		}
+		h := rs.h
+		snap := chunkSnapshot(snapSubject(org, runID), snapshot, seq, s.chunk)
+		snap[0].Header.Set(njs.MsgRollup, njs.MsgRollupSubject)
+		h.SnapSeq, h.SnapAt, h.SnapN = seq, 0, len(snap)
+		hm := nats.NewMsg(headSubject(org, runID))
+		hm.Header.Set(njs.MsgRollup, njs.MsgRollupSubject)
+		hm.Data, _ = json.Marshal(&h)
+		last, err := s.publishBatch(ctx, append(snap, hm), headSubject(org, runID), rs.headSeq)
+		if err != nil {
+			if guardRefused(err) && attempt < 1000 {
+				prev := rs.headSeq
+				if err := s.loadHead(ctx, rs); err != nil {
+					return false, err
+				}
+				if rs.headSeq == prev {
+					if err := backoff(ctx, attempt); err != nil {
+						return false, err
+					}
+				}
+				continue
+			}
+			rs.known = false
+			return false, fmt.Errorf("jetstream: put checkpoint: %w", err)
+		}
+		h.SnapAt = last - uint64(h.SnapN)
+		// Nothing was stored on the run between its previous head and this batch.
+		if rs.indexed >= rs.headSeq {
+			rs.indexed = last
+		}
+		if rs.loaded && rs.idsUpTo >= rs.headSeq {
+			rs.idsUpTo = last
+		}
+		rs.headSeq, rs.h = last, h
+		return true, nil
+	}
+}
+
+// ReadEvents reads the run's chunks from the stream leader, starting at the first chunk the
+// index says may hold an event after `after`.
+func (s *Store) ReadEvents(ctx context.Context, org, runID string, after int64, limit int) ([]store.Event, error) {
+	if err := store.ValidateRead(org, runID, after, limit); err != nil {
+		return nil, err
+	}
+	if err := checkRunIDs(org, runID); err != nil {
+		return nil, err
+	}
+	if err := s.enter(); err != nil {
+		return nil, err
+	}
+	defer s.leave()
+	rs := s.cache.get(org, runID)
+	rs.mu.Lock()
+	from, indexed := uint64(1), rs.indexed
+	if indexed > 0 {
+		// The first chunk whose last event is after the cursor; past the index, its end.
+		i, _ := slices.BinarySearchFunc(rs.chunks, after, func(c chunkRef, after int64) int {
+			if c.last <= after {
+				return -1
+			}
+			return 1
+		})
+		if i < len(rs.chunks) {
+			from = rs.chunks[i].seq
+			// A split event starts at its first part.
+			for i > 0 && rs.chunks[i-1].first == rs.chunks[i].first && rs.chunks[i-1].last == rs.chunks[i].last {
+				i--
+				from = rs.chunks[i].seq
+			}
+		} else {
+			from = indexed + 1
+		}
+	}
+	rs.mu.Unlock()
+	var out []store.Event
+	var parts []byte
+	var seen []chunkRef
+	found := indexed > 0
+	err := s.forChunks(ctx, org, runID, from, 0, func(seq uint64, c chunkMeta, data []byte) (bool, error) {
+		found = true
+		seen = append(seen, chunkRef{seq, c.first, c.last})
+		if c.last <= after {
+			return true, nil
+		}
+		if c.parts > 0 {
+			if c.part == 1 {
+				parts = parts[:0]
+			}
+			parts = append(parts, data...)
+			if c.part < c.parts {
+				return true, nil
+			}
+			data = parts
+		}
+		evs, err := decodeEvents(data)
+		if err != nil {
+			return false, err
+		}
+		for _, e := range evs {
+			if e.LogicalSequence > after {
+				e.Data = slices.Clone(e.Data)
+				out = append(out, e)
+				if len(out) == limit {
+					return false, nil
+				}
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		if _, _, err := s.getHead(ctx, org, runID); err != nil {
+			return nil, err
+		}
+		return nil, nil
+	}
+	// Extend the index with the chunks read, when they continue it without a gap.
+	rs.mu.Lock()
+	added := 0
+	if from <= rs.indexed+1 {
+		for _, c := range seen {
+			if c.seq > rs.indexed {
+				rs.chunks = append(rs.chunks, c)
+				rs.indexed = c.seq
+				added += 24
+			}
+		}
+	}
+	rs.mu.Unlock()
+	s.cache.grew(rs, added)
+	return out, nil
+}
+
+// getHead reads the run's head from the leader; ErrNotFound when the run does not exist.
+func (s *Store) getHead(ctx context.Context, org, runID string) (head, uint64, error) {
+	ctx, cancel := s.ctxTimeout(ctx)
+	defer cancel()
+	m, err := s.runs.GetLastMsgForSubject(ctx, headSubject(org, runID))
+	if errors.Is(err, njs.ErrMsgNotFound) {
+		return head{}, 0, fmt.Errorf("%w: run %q", store.ErrNotFound, runID)
+	}
+	if err != nil {
+		return head{}, 0, fmt.Errorf("jetstream: read run head: %w", err)
+	}
+	h, err := parseHead(m.Data, m.Sequence)
+	return h, m.Sequence, err
+}
+
+// GetRun reads the head and then the checkpoint chunks it points at; a checkpoint replaced in
+// between (its chunks rolled up) is read again from the new head.
+func (s *Store) GetRun(ctx context.Context, org, runID string) ([]byte, store.RunInfo, error) {
+	if err := store.ValidateRunKey(org, runID); err != nil {
+		return nil, store.RunInfo{}, err
+	}
+	if err := checkRunIDs(org, runID); err != nil {
+		return nil, store.RunInfo{}, err
+	}
+	if err := s.enter(); err != nil {
+		return nil, store.RunInfo{}, err
+	}
+	defer s.leave()
+	for attempt := 1; ; attempt++ {
+		h, _, err := s.getHead(ctx, org, runID)
+		if err != nil {
+			return nil, store.RunInfo{}, err
+		}
+		snap, err := s.readSnapshot(ctx, org, runID, h)
+		if errors.Is(err, errSnapshotMoved) && attempt < 100 {
+			continue
+		}
+		if err != nil {
+			return nil, store.RunInfo{}, err
+		}
+		return snap, h.info(runID), nil
+	}
+}
+
+var errSnapshotMoved = errors.New("jetstream: checkpoint replaced while read")
+
+func (s *Store) readSnapshot(ctx context.Context, org, runID string, h head) ([]byte, error) {
+	var snap []byte
+	subj := snapSubject(org, runID)
+	for i := range h.SnapN {
+		rctx, cancel := s.ctxTimeout(ctx)
+		m, err := s.runs.GetMsg(rctx, h.SnapAt+uint64(i))
+		cancel()
+		if errors.Is(err, njs.ErrMsgNotFound) {
+			return nil, errSnapshotMoved
+		}
+		if err != nil {
+			return nil, fmt.Errorf("jetstream: read checkpoint: %w", err)
+		}
+		want := strconv.Itoa(i+1) + "/" + strconv.Itoa(h.SnapN)
+		if m.Subject != subj || m.Header.Get(hdrSnap) != want || m.Header.Get(hdrSnapSeq) != strconv.FormatInt(h.SnapSeq, 10) {
+			return nil, errSnapshotMoved
+		}
+		snap = append(snap, m.Data...)
+	}
+	if snap == nil {
+		snap = []byte{}
+	}
+	return snap, nil
+}
+
+// ListRuns reads the org's heads (the last message of each head subject) through a short-lived
+// consumer and pages them by (updatedAt, head stream sequence) descending (relay.md §5.1.6).
+func (s *Store) ListRuns(ctx context.Context, org string, q store.ListRunsQuery) (store.RunPage, error) {
+	if err := store.ValidateList(org, q); err != nil {
+		return store.RunPage{}, err
+	}
+	if err := checkID("org", org); err != nil {
+		return store.RunPage{}, err
+	}
+	var cur *listCursor
+	if q.Cursor != "" {
+		c, err := parseListCursor(q.Cursor)
+		if err != nil {
+			return store.RunPage{}, err
+		}
+		cur = &c
+	}
+	if err := s.enter(); err != nil {
+		return store.RunPage{}, err
+	}
+	defer s.leave()
+	type entry struct {
+		info store.RunInfo
+		seq  uint64
+	}
+	var all []entry
+	err := s.lastPerSubject(ctx, s.runs, runHeadPrefix+token(org)+".*", func(m njs.Msg, seq uint64) error {
+		_, runID, err := splitKey(m.Subject(), runHeadPrefix)
+		if err != nil {
+			return err
+		}
+		h, err := parseHead(m.Data(), seq)
+		if err != nil {
+			return err
+		}
+		if q.Status != "" && h.Status != q.Status {
+			return nil
+		}
+		info := h.info(runID)
+		info.SnapshotSequence = 0
+		if cur != nil && !(h.Updated < cur.updated || h.Updated == cur.updated && seq < cur.seq) {
+			return nil
+		}
+		all = append(all, entry{info, seq})
+		return nil
+	})
+	if err != nil {
+		return store.RunPage{}, err
+	}
+	slices.SortFunc(all, func(a, b entry) int {
+		if c := b.info.UpdatedAt.Compare(a.info.UpdatedAt); c != 0 {
+			return c
+		}
+		switch {
+		case a.seq > b.seq:
+			return -1
+		case a.seq < b.seq:
+			return 1
+		}
+		return 0
+	})
+	var page store.RunPage
+	for i, e := range all {
+		if i == q.Limit {
+			last := all[i-1]
+			page.Next = listCursor{last.info.UpdatedAt.UnixNano(), last.seq}.String()
+			break
+		}
+		page.Runs = append(page.Runs, e.info)
+	}
+	return page, nil
+}
+
+// lastPerSubject calls fn with the last message of every subject matching filter, through an
+// ephemeral consumer that delivers the last message per subject.
+func (s *Store) lastPerSubject(ctx context.Context, st njs.Stream, filter string, fn func(m njs.Msg, seq uint64) error) error {
+	ctx, cancel := s.ctxTimeout(ctx)
+	defer cancel()
+	c, err := st.CreateConsumer(ctx, njs.ConsumerConfig{
+		DeliverPolicy:     njs.DeliverLastPerSubjectPolicy,
+		AckPolicy:         njs.AckNonePolicy,
+		FilterSubject:     filter,
+		InactiveThreshold: time.Minute,
+		MemoryStorage:     true,
+		Replicas:          1,
+	})
+	if err != nil {
+		return fmt.Errorf("jetstream: list consumer: %w", err)
+	}
+	name := c.CachedInfo().Name
+	defer func() {
+		dctx, dcancel := context.WithTimeout(context.Background(), s.opts.Timeout)
+		_ = st.DeleteConsumer(dctx, name)
+		dcancel()
+	}()
+	pending := c.CachedInfo().NumPending
+	for pending > 0 {
+		batch, err := c.Fetch(int(min(pending, 1000)), njs.FetchMaxWait(s.opts.Timeout))
+		if err != nil {
+			return fmt.Errorf("jetstream: list: %w", err)
+		}
+		n := 0
+		for m := range batch.Messages() {
+			n++
+			md, err := m.Metadata()
+			if err != nil {
+				return fmt.Errorf("jetstream: list: %w", err)
+			}
+			if err := fn(m, md.Sequence.Stream); err != nil {
+				return err
+			}
+			pending = md.NumPending
+		}
+		if err := batch.Error(); err != nil {
+			return fmt.Errorf("jetstream: list: %w", err)
+		}
+		if n == 0 {
+			return fmt.Errorf("jetstream: list: no message within %v with %d pending", s.opts.Timeout, pending)
+		}
+	}
+	return nil
+}
+
+// listCursor is the position after which a ListRuns page starts.
+type listCursor struct {
+	updated int64
+	seq     uint64
+}
+
+// String encodes the cursor opaquely: base64url of "r1.<updatedAt ns>.<head stream seq>".
+func (c listCursor) String() string {
+	return base64.RawURLEncoding.EncodeToString([]byte("r1." + strconv.FormatInt(c.updated, 10) + "." + strconv.FormatUint(c.seq, 10)))
+}
+
+func parseListCursor(s string) (listCursor, error) {
+	bad := fmt.Errorf("%w %q", store.ErrInvalidCursor, s)
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return listCursor{}, bad
+	}
+	rest, ok := strings.CutPrefix(string(b), "r1.")
+	if !ok {
+		return listCursor{}, bad
+	}
+	u, q, ok := strings.Cut(rest, ".")
+	if !ok {
+		return listCursor{}, bad
+	}
+	var c listCursor
+	if c.updated, err = strconv.ParseInt(u, 10, 64); err != nil {
+		return listCursor{}, bad
+	}
+	if c.seq, err = strconv.ParseUint(q, 10, 64); err != nil {
+		return listCursor{}, bad
+	}
+	if c.String() != s {
+		return listCursor{}, bad
+	}
+	return c, nil
+}
+
+// Subscribe wakes after each commit to the run, by any relay: the wake-up consumer sees every
+// committed head (relay.md §5.1.5), and a write through this store also wakes directly.
+func (s *Store) Subscribe(org, runID string) (<-chan struct{}, func()) {
+	return s.runHub.Subscribe(org, runID)
+}
