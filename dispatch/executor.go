@@ -13,6 +13,8 @@ import (
 // passed in.
 
 // ErrDisabled is the configuration failure of §8.1.
+//
+//lint:ignore ST1005 the text is the spec's exact message
 var ErrDisabled = errors.New("Dispatch is disabled; resolve both DISPATCH_URL and DISPATCH_TOKEN")
 
 // CheckConfig is step 1 of §8.2: both DISPATCH_URL and DISPATCH_TOKEN must be non-blank, or every

@@ -26,8 +26,7 @@ func schemaFromGo(t *testing.T) *jsonvalue.Object {
 		reflect.TypeFor[ExpectsReply](): anys(ExpectsReplies),
 	}
 	var object func(rt reflect.Type) (required []any, props *jsonvalue.Object)
-	var prop func(f reflect.StructField) *jsonvalue.Object
-	prop = func(f reflect.StructField) *jsonvalue.Object {
+	prop := func(f reflect.StructField) *jsonvalue.Object {
 		ft := f.Type
 		if ft.Kind() == reflect.Pointer {
 			ft = ft.Elem()

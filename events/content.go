@@ -142,14 +142,6 @@ func (w objView) get(name string) slot {
 	return slot{v, ok}
 }
 
-func (w objView) has(name string) bool {
-	if w.m != nil {
-		_, ok := w.m[name]
-		return ok
-	}
-	return w.o.Has(name)
-}
-
 // notJSON stands for a JSONValuer whose JSONValue method failed: it is of no JSON type.
 type notJSON struct{}
 

@@ -89,7 +89,7 @@ func TestJSONLayerNames(t *testing.T) {
 		}
 	}
 	// Canonicalize and Fingerprint on Go values.
-	canon, err := events.Canonicalize(map[string]any{"b": json.Number("1.50"), "a": []any{-0.0, 1e21, 1e-7}})
+	canon, err := events.Canonicalize(map[string]any{"b": json.Number("1.50"), "a": []any{math.Copysign(0, -1), 1e21, 1e-7}})
 	if err != nil || string(canon) != `{"a":[0,1e+21,1e-7],"b":1.5}` {
 		t.Fatalf("Canonicalize = %s, %v", canon, err)
 	}

@@ -757,15 +757,14 @@ const (
 )
 
 var (
-	req      = schemabuild.Req
-	opt      = schemabuild.Opt
-	dflt     = schemabuild.Dflt
-	schema   = schemabuild.Schema
-	object   = schemabuild.Object
-	nullable = schemabuild.Nullable
-	ref      = schemabuild.Ref
-	refs     = schemabuild.Refs
-	str      = schemabuild.Str
+	req    = schemabuild.Req
+	opt    = schemabuild.Opt
+	dflt   = schemabuild.Dflt
+	schema = schemabuild.Schema
+	object = schemabuild.Object
+	ref    = schemabuild.Ref
+	refs   = schemabuild.Refs
+	str    = schemabuild.Str
 )
 
 func constant(v string) *jsonvalue.Object { return jsonvalue.ObjectOf("const", v) }

@@ -116,7 +116,6 @@ func member[T any](o *jsonvalue.Object, name string) T {
 
 var (
 	compileDefs   = schematest.CompileDefs
-	schemaValue   = schematest.Value
 	schemaVerdict = schematest.Verdict
 )
 

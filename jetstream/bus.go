@@ -119,7 +119,6 @@ func (v *busView) stream(k store.StreamKey) *streamView {
 // pendingIndex collects the index messages of a batch until its entry arrives.
 type pendingIndex struct {
 	seqs []uint64
-	subj []string
 }
 
 // apply folds one committed message into the view. v.mu must be held.

@@ -87,9 +87,7 @@ func (c *Client) DialBus(ctx context.Context) (*BusConn, error) {
 	conn, resp, err := websocket.Dial(ctx, c.url("/v1/bus", nil), &websocket.DialOptions{HTTPClient: c.HTTP, HTTPHeader: h})
 	if err != nil {
 		if resp != nil && resp.Body != nil && resp.StatusCode >= 400 {
-			if e := errorFrom(resp); e != nil {
-				return nil, e
-			}
+			return nil, errorFrom(resp)
 		}
 		return nil, err
 	}

@@ -242,7 +242,7 @@ func TestBusNetworksNeverBridged(t *testing.T) {
 	}
 	code, _, body := h.do("GET", "/v1/messages?network=swarm&swarm_id=sw-1", tokA2, nil, nil)
 	code2, _, body2 := h.do("GET", "/v1/messages?network=swarm&swarm_id=sw-404", tokA2, nil, nil)
-	if code != 404 || !bytes.Equal(body, body2) {
+	if code != 404 || code2 != 404 || !bytes.Equal(body, body2) {
 		t.Fatalf("non-member swarm history: %d %s / %s", code, body, body2)
 	}
 	// after_gid of another org or network: 404 like an unknown gid.

@@ -185,13 +185,6 @@ func (s *sseStream) next() relay.SSEFrame {
 	}
 }
 
-// quiet asserts that no envelope frame arrives before a marker frame whose data contains marker.
-func (s *sseStream) nextOrMarker(marker string) (relay.SSEFrame, bool) {
-	s.t.Helper()
-	f := s.next()
-	return f, strings.Contains(string(f.Data), marker)
-}
-
 // waitSubscribers waits until the relay's open-stream gauge shows n (a closed client's handler
 // has returned).
 func (h *harness) waitSubscribers(n float64) {

@@ -24,6 +24,7 @@ type rfOuter struct {
 	Inner   *rfInner  `json:"inner,omitempty"`
 	Items   []rfInner `json:"items" schema:"minItems=1"`
 	Skipped string    `json:"-"`
+	//lint:ignore U1000 an unexported field the generator must skip
 	private string
 	Kinds   []rfKind `json:"kinds,omitempty"`
 	_       struct{} `json:"-"`

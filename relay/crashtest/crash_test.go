@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,11 +39,9 @@ const (
 // buildBinary compiles cmd/agentwire into dir.
 func buildBinary(t *testing.T, dir string) string {
 	t.Helper()
-	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goCmd); err != nil {
-		if goCmd, err = exec.LookPath("go"); err != nil {
-			t.Skip("no go command to build the agentwire binary")
-		}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build the agentwire binary")
 	}
 	bin := filepath.Join(dir, "agentwire")
 	out, err := exec.Command(goCmd, "build", "-o", bin, "github.com/agentwire/agentwire/cmd/agentwire").CombinedOutput()
