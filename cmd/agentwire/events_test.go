@@ -222,3 +222,16 @@ func TestEventsSynthRich(t *testing.T) {
 		}
 	}
 }
+
+// TestEventsValidateViewerGolden: the web viewer's /open page lists invalid lines with the
+// messages of this command; both read the same golden file (web/runview's test is the other).
+func TestEventsValidateViewerGolden(t *testing.T) {
+	want, err := os.ReadFile("../../web/runview/testdata/mixed.validate.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCLI(t, "", "events", "validate", "../../web/runview/testdata/mixed.ndjson")
+	if code != 1 || out != string(want) {
+		t.Fatalf("exit %d, output\n%s", code, out)
+	}
+}
