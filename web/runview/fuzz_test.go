@@ -15,10 +15,10 @@ import (
 // refuses.
 func FuzzApply(f *testing.F) {
 	data, _ := synth.BytesWith(60, 1, synth.Options{Profile: synth.ProfileRich})
-	f.Add(data)
-	f.Add(data[:len(data)/2])
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	f.Add(bytes.Join(lines[:6], nil))
+	f.Add(append(bytes.Join(lines[:3], nil), lines[1]...))
 	f.Add([]byte("{}\n\n[1]\n"))
-	f.Add(append(append([]byte(nil), data[:400]...), data[:400]...))
 	f.Fuzz(func(t *testing.T, text []byte) {
 		s := runview.New(3)
 		p := s.Apply(text)
