@@ -205,9 +205,23 @@ function renderMessage(m, view) {
     if (type === 'citation') cites++;
     body.append(renderPart(p, cites, view));
   }
+  for (const block of body.querySelectorAll('.part-text, .part-reasoning')) capText(block);
   return h('article', { class: `message role-${str(m.role)}`, dataset: { messageId: str(m.messageId) }, 'aria-label': `${str(m.role)} message ${str(m.messageId)}` },
     h('header', null, h('span', { class: 'role' }, str(m.role)), ' ', h('code', { class: 'muted' }, str(m.messageId))),
     body);
+}
+
+// A text block longer than this shows its start and a button for the rest: laying out one
+// huge unbroken string can stall the page for a long time.
+export const TEXT_SHOWN = 20000;
+
+function capText(block) {
+  const text = block.textContent;
+  if (text.length <= TEXT_SHOWN) return;
+  block.textContent = text.slice(0, TEXT_SHOWN);
+  const more = h('button', { type: 'button', class: 'link show-all', onclick: () => { block.textContent = text; more.remove(); } },
+    `Show the remaining ${(text.length - TEXT_SHOWN).toLocaleString()} characters`);
+  block.after(more);
 }
 
 function mediaSource(p) {
