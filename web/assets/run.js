@@ -125,7 +125,6 @@ export async function runPage(main, runId, params, setTitle) {
       history.replaceState(history.state, '', u);
     },
   });
-  const t0 = performance.now();
   const state = { stopped: false, follower: null, timer: null, queue: [], frame: 0, terminal: false };
   const path = `/v1/runs/${encodeURIComponent(runId)}`;
   const api = reducer();
@@ -134,7 +133,7 @@ export async function runPage(main, runId, params, setTitle) {
 
   const mark = (label) => {
     window.__agentwire = window.__agentwire || {};
-    window.__agentwire[label] = performance.now() - t0;
+    window.__agentwire[label] = performance.now(); // ms since navigation start
   };
   window.__agentwire = { travel, runId };
 
