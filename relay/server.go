@@ -214,6 +214,10 @@ type Config struct {
 	// BusPingTimeout is how long a ping may wait for its pong; a socket that does not answer in
 	// time (a dead peer, or a client that stopped reading) is closed. Default 15 s.
 	BusPingTimeout time.Duration
+	// Viewer serves the web viewer (package web): GET and HEAD requests for paths outside
+	// /v1/, /healthz and /metrics that no route matches. nil = no viewer (those answer the JSON
+	// 404 like any unknown route).
+	Viewer http.Handler
 }
 
 // Defaults of [Config].
@@ -245,6 +249,7 @@ type Server struct {
 	handler      http.Handler
 	allowOrigins map[string]bool // Config.AllowOrigins, normalized
 	runs         *runTable
+	viewer       http.Handler // cfg.Viewer, counted by instrument
 	// appending counts the Append calls in progress (stream.go streams a batch only alone).
 	appending atomic.Int32
 	fan       *fanout
@@ -333,6 +338,9 @@ func New(cfg Config) (*Server, error) {
 		notify:       newNotifyLane(),
 		bus:          newBusLane(),
 		shutdown:     make(chan struct{}),
+	}
+	if cfg.Viewer != nil {
+		s.viewer = s.instrument("viewer", cfg.Viewer)
 	}
 	s.handler = s.routes()
 	s.runs.evicted = s.evicted
@@ -454,6 +462,11 @@ func (s *Server) routes() http.Handler {
 		h, pattern := api.Handler(r)
 		if pattern != "" {
 			api.ServeHTTP(w, r) // ServeHTTP (not h) sets the path values
+			return
+		}
+		if s.cfg.Viewer != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
+			!strings.HasPrefix(r.URL.Path, "/v1/") && r.URL.Path != "/healthz" && r.URL.Path != "/metrics" {
+			s.viewer.ServeHTTP(w, r)
 			return
 		}
 		// No route: let the mux decide between 404 and 405 (with its Allow header), then

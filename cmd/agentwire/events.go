@@ -154,20 +154,33 @@ func newEventsReduceCmd() *cobra.Command {
 
 func newEventsSynthCmd() *cobra.Command {
 	var (
-		n     int
-		seed  int64
-		runID string
+		n       int
+		seed    int64
+		runID   string
+		profile string
+		ending  string
 	)
 	cmd := &cobra.Command{
-		Use:   "synth --events N [--seed S] [--run-id ID]",
-		Short: "Write a deterministic, valid NDJSON run of exactly N events (N >= 2)",
+		Use:   "synth --events N [--seed S] [--run-id ID] [--profile default|rich] [--ending E]",
+		Short: "Write a deterministic, valid NDJSON run of exactly N events (N >= 2; the rich profile needs N >= 42)",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("events") {
 				return usageError("events synth needs --events N")
 			}
-			if n < 2 {
-				return usageError("--events must be at least 2, got %d", n)
+			p := synth.Profile(profile)
+			if p != synth.ProfileDefault && p != synth.ProfileRich {
+				return usageError("unknown --profile %q (want default or rich)", profile)
+			}
+			e := synth.Ending(ending)
+			switch {
+			case e != synth.EndingBySeed && p != synth.ProfileRich:
+				return usageError("--ending needs --profile rich")
+			case e != synth.EndingBySeed && e != synth.EndingCompleted && e != synth.EndingFailed && e != synth.EndingCancelled:
+				return usageError("unknown --ending %q (want completed, failed or cancelled)", ending)
+			}
+			if min := synth.MinEventsFor(p); n < min {
+				return usageError("--events must be at least %d, got %d", min, n)
 			}
 			if err := nonEmpty(cmd, "run-id"); err != nil {
 				return err
@@ -176,7 +189,7 @@ func newEventsSynthCmd() *cobra.Command {
 				runID = synth.DefaultRunID(seed)
 			}
 			out := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
-			if err := synth.Generate(out, n, seed, runID); err != nil {
+			if err := synth.GenerateWith(out, n, seed, synth.Options{Profile: p, Ending: e, RunID: runID}); err != nil {
 				return err
 			}
 			return out.Flush()
@@ -185,5 +198,7 @@ func newEventsSynthCmd() *cobra.Command {
 	cmd.Flags().IntVar(&n, "events", 0, "number of events (at least 2)")
 	cmd.Flags().Int64Var(&seed, "seed", 1, "random seed")
 	cmd.Flags().StringVar(&runID, "run-id", "", "run id (default run-<seed>)")
+	cmd.Flags().StringVar(&profile, "profile", "default", "default: one phase, always completed; rich: three phases, every event type and content-part kind, tool errors, two interrupts and a chosen ending")
+	cmd.Flags().StringVar(&ending, "ending", "", "rich profile's terminal event: completed, failed or cancelled (default: by seed, seed mod 3 = 0, 1, 2)")
 	return cmd
 }

@@ -195,3 +195,43 @@ func TestEventsDepthLimit(t *testing.T) {
 		})
 	}
 }
+
+func TestEventsSynthRich(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		status string
+	}{
+		{[]string{"--seed", "3"}, "completed"}, {[]string{"--seed", "4"}, "failed"}, {[]string{"--seed", "5"}, "cancelled"},
+		{[]string{"--seed", "3", "--ending", "cancelled"}, "cancelled"},
+	} {
+		args := append([]string{"events", "synth", "--events", "120", "--profile", "rich"}, tc.args...)
+		code, out, errs := runCLI(t, "", args...)
+		if code != 0 || strings.Count(out, "\n") != 120 || strings.Count(out, `"type":"run.started"`) != 3 {
+			t.Fatalf("%v: exit %d stderr %q, %d lines", args, code, errs, strings.Count(out, "\n"))
+		}
+		if code, snap, errs := runCLI(t, out, "events", "reduce", "--compact"); code != 0 || !strings.Contains(snap, `"status":"`+tc.status+`"`) {
+			t.Fatalf("%v: reduce exit %d %s", args, code, errs)
+		}
+	}
+	for _, args := range [][]string{
+		{"--events", "41", "--profile", "rich"}, {"--events", "100", "--profile", "fancy"},
+		{"--events", "100", "--ending", "failed"}, {"--events", "100", "--profile", "rich", "--ending", "paused"},
+	} {
+		if code, _, errs := runCLI(t, "", append([]string{"events", "synth"}, args...)...); code != 2 || !strings.HasPrefix(errs, "agentwire: ") {
+			t.Errorf("%v: exit %d stderr %q", args, code, errs)
+		}
+	}
+}
+
+// TestEventsValidateViewerGolden: the web viewer's /open page lists invalid lines with the
+// messages of this command; both read the same golden file (web/runview's test is the other).
+func TestEventsValidateViewerGolden(t *testing.T) {
+	want, err := os.ReadFile("../../web/runview/testdata/mixed.validate.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCLI(t, "", "events", "validate", "../../web/runview/testdata/mixed.ndjson")
+	if code != 1 || out != string(want) {
+		t.Fatalf("exit %d, output\n%s", code, out)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"github.com/agentwire/agentwire/internal/localnet"
 	"github.com/agentwire/agentwire/relay"
 	"github.com/agentwire/agentwire/sqlite"
+	"github.com/agentwire/agentwire/web"
 )
 
 func init() { register(newServeCmd) }
@@ -42,6 +44,7 @@ type serveOptions struct {
 	ckptMin   time.Duration
 	origins   []string
 	js        jetstreamFlags
+	noViewer  bool
 }
 
 // serveEnv maps each flag to its environment variable; an explicitly given flag wins.
@@ -66,6 +69,7 @@ var serveEnv = map[string]string{
 	"nats-replicas":    "AGENTWIRE_NATS_REPLICAS",
 	"own-envoy-stream": "AGENTWIRE_OWN_ENVOY_STREAM",
 	"envoy-org":        "AGENTWIRE_ENVOY_ORG",
+	"no-viewer":        "AGENTWIRE_NO_VIEWER",
 }
 
 func newServeCmd() *cobra.Command {
@@ -103,6 +107,7 @@ a flag given on the command line wins. SIGINT or SIGTERM stops it gracefully.`,
 	f.DurationVar(&o.busPing, "bus-ping", relay.DefaultBusPingInterval, "how often each bus WebSocket is pinged (0 or negative: never)")
 	f.DurationVar(&o.busPong, "bus-pong", relay.DefaultBusPingTimeout, "how long a bus ping waits for its pong before the socket is closed (0: the default)")
 	f.StringSliceVar(&o.origins, "allow-origin", nil, "with --auth: a browser origin (https://host[:port]) besides loopback ones and the relay's own whose pages may call the relay; repeat or separate with commas")
+	f.BoolVar(&o.noViewer, "no-viewer", false, "do not serve the web viewer at / (the API stays under /v1/)")
 	f.DurationVar(&o.ckptMin, "checkpoint-interval", relay.DefaultCheckpointMinInterval, "least time between two background checkpoints of one run (0 or negative: no minimum)")
 	o.js.register(f)
 	return cmd
@@ -208,6 +213,14 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 		return usageError("cannot create data directory: %v", err)
 	}
 
+	var viewer http.Handler
+	if !o.noViewer {
+		v, err := web.Handler()
+		if err != nil {
+			return &exitError{code: 1, msg: err.Error()}
+		}
+		viewer = v
+	}
 	metrics := relay.NewMetrics()
 	var st relayStore
 	if o.store == "jetstream" {
@@ -232,6 +245,7 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 		// 0 or less on the command line means no minimum (in relay.Config 0 is the default).
 		CheckpointMinInterval: pingInterval(o.ckptMin),
 		BusPingTimeout:        o.busPong,
+		Viewer:                viewer,
 	})
 	if err != nil {
 		_ = st.Close()

@@ -16,6 +16,11 @@
 //     deltas and completed messages, tool calls with progress, results and errors, one
 //     tool-approval interrupt and its resolution, and usage updates.
 //
+// That contract is the default profile's. [GenerateWith] also writes the rich profile
+// ([ProfileRich]): three phases, all 14 event types, all ten content-part kinds and a chosen
+// terminal event (completed, failed or cancelled), for viewers and their tests; it too is
+// exactly n events and the same bytes for the same (n, seed, options).
+//
 // The package writes JSON text directly and does not depend on the reducer; it imports events
 // only for the event-type constants.
 package synth
@@ -91,6 +96,7 @@ type gen struct {
 	sessionID string
 	phaseID   string
 	seq       int
+	pseq      int   // sequence of the last emitted event within its phase (= seq in one phase)
 	ms        int64 // milliseconds after Epoch of the last event
 	line      []byte
 	err       error
@@ -176,6 +182,7 @@ func (g *gen) body() {
 // the previous event (a random jitter is added).
 func (g *gen) begin(t events.EventType, advance int) {
 	g.seq++
+	g.pseq++
 	if g.seq > 1 {
 		g.ms += int64(advance) + int64(g.rng.IntN(40)) + 1
 	}
@@ -198,7 +205,7 @@ func (g *gen) end() {
 	b = append(b, `,"logicalSequence":`...)
 	b = strconv.AppendInt(b, int64(g.seq), 10)
 	b = append(b, `,"sequence":`...)
-	b = strconv.AppendInt(b, int64(g.seq), 10)
+	b = strconv.AppendInt(b, int64(g.pseq), 10)
 	b = append(b, `,"timestamp":"`...)
 	b = Epoch.Add(time.Duration(g.ms)*time.Millisecond).AppendFormat(b, "2006-01-02T15:04:05.000Z")
 	b = append(b, "\"}\n"...)

@@ -1,0 +1,66 @@
+package events
+
+// Keyed accessors: one entry of a list by its key, in O(log n) through the state's key index
+// rather than by copying the whole list. Viewers use them to re-render only what an event
+// changed (the web viewer's reducer session).
+
+// MessageIndex returns the position of messageID in `messages`, or −1.
+func (s ReducerState) MessageIndex(messageID string) int { return s.get().findMessage(messageID) }
+
+// ToolCall returns a copy of the `toolCalls` record of toolCallID, if present.
+func (s ReducerState) ToolCall(toolCallID string) (ToolCallRecord, bool) {
+	st := s.get()
+	i := find(st.index, kindToolCall, toolCallID, keyHash(toolCallID), st.tools.calls, recordKey)
+	if i < 0 {
+		return ToolCallRecord{}, false
+	}
+	return toolCallCopy(st.tools.calls.Get(i).raw), true
+}
+
+// ToolProgressOf returns a copy of the `toolProgress` entry of toolCallID, if present.
+func (s ReducerState) ToolProgressOf(toolCallID string) (ToolProgressEntry, bool) {
+	st := s.get()
+	i := find(st.index, kindProgress, toolCallID, keyHash(toolCallID), st.tools.progress, progressKey)
+	if i < 0 {
+		return ToolProgressEntry{}, false
+	}
+	p := st.tools.progress.Get(i)
+	return ToolProgressEntry{ToolCallID: p.id, Content: partsCopy(p.content)}, true
+}
+
+// ToolResult returns a copy of the `toolResults` record of toolCallID, if present.
+func (s ReducerState) ToolResult(toolCallID string) (ToolResultRecord, bool) {
+	st := s.get()
+	i := find(st.index, kindResult, toolCallID, keyHash(toolCallID), st.tools.results, recordKey)
+	if i < 0 {
+		return ToolResultRecord{}, false
+	}
+	c := cloneObject(st.tools.results.Get(i).raw)
+	in, _ := c.Get("input")
+	obj, _ := in.(*Object)
+	output, _ := c.Get("output")
+	rec := ToolResultRecord{ToolCallID: toolCallID, Name: stringMember(c, "name"), Input: obj, Output: output, Raw: c}
+	if b, ok := c.Get("isError"); ok {
+		bb := b.(bool)
+		rec.IsError = &bb
+	}
+	return rec, true
+}
+
+// ToolError returns a copy of the `toolErrors` record of toolCallID, if present.
+func (s ReducerState) ToolError(toolCallID string) (ToolErrorRecord, bool) {
+	st := s.get()
+	i := find(st.index, kindError, toolCallID, keyHash(toolCallID), st.tools.errors, recordKey)
+	if i < 0 {
+		return ToolErrorRecord{}, false
+	}
+	c := cloneObject(st.tools.errors.Get(i).raw)
+	in, _ := c.Get("input")
+	obj, _ := in.(*Object)
+	rec := ToolErrorRecord{ToolCallID: toolCallID, Name: stringMember(c, "name"), Input: obj, Error: stringMember(c, "error"), Raw: c}
+	if code, ok := c.Get("code"); ok {
+		cs := code.(string)
+		rec.Code = &cs
+	}
+	return rec, true
+}

@@ -1,0 +1,92 @@
+package web_test
+
+import (
+	"bytes"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/agentwire/agentwire/events/synth"
+)
+
+// TestViewerMeasurements logs the viewer's figures (set AGENTWIRE_VIEWER_MEASURE=1; it sends
+// 100,000 events): page weight compressed, time to first render of a finished 100,000-event
+// run, and whether a 1,000 events/s live stream keeps the page responsive (long tasks and the
+// longest gap between animation frames while it streams). Measurements, not assertions.
+func TestViewerMeasurements(t *testing.T) {
+	if os.Getenv("AGENTWIRE_VIEWER_MEASURE") != "1" {
+		t.Skip("set AGENTWIRE_VIEWER_MEASURE=1 to measure the viewer")
+	}
+	v := viewer(t)
+	// Page weight: the shell and every asset it reaches, gzip as served.
+	total, seen := 0, map[string]bool{}
+	var walk func(path string)
+	walk = func(path string) {
+		if seen[path] {
+			return
+		}
+		seen[path] = true
+		r := httptest.NewRequest("GET", path, nil)
+		r.Header.Set("Accept-Encoding", "gzip")
+		w := httptest.NewRecorder()
+		v.ServeHTTP(w, r)
+		total += w.Body.Len()
+		t.Logf("  %-40s %8d bytes (gzip)", path, w.Body.Len())
+		plain := get(t, v, "GET", path, nil).Body.String()
+		for _, m := range regexp.MustCompile(`["'](?:\./|/assets/)([A-Za-z0-9_]+\.[0-9a-f]{12}\.(?:js|css|wasm))["']`).FindAllStringSubmatch(plain, -1) {
+			walk("/assets/" + m[1])
+		}
+	}
+	walk("/")
+	t.Logf("page weight: %d bytes compressed (%d files)", total, len(seen))
+
+	ctx := tab(t)
+	r := startRelay(t, t.TempDir(), "127.0.0.1:0")
+	data, err := synth.BytesWith(100000, 7, synth.Options{Profile: synth.ProfileRich, Ending: synth.EndingCompleted, RunID: "big-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	for i := 0; i < len(ls); i += 10000 {
+		r.send(t, "big-1", ls[i:min(i+10000, len(ls))])
+	}
+	for i := 0; i < 3; i++ {
+		if err := chromedp.Do(ctx, chromedp.Navigate(r.url+"/runs/big-1")); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, ctx, `!!window.__agentwire && window.__agentwire.firstRender !== undefined`, 60*time.Second)
+		ms := eval[float64](t, ctx, `window.__agentwire.firstRender`)
+		n := eval[float64](t, ctx, `document.querySelectorAll('.message').length`)
+		t.Logf("finished 100,000-event run: first render %.0f ms after navigation start (%v messages rendered)", ms, n)
+	}
+
+	// 1,000 events/s live for 5 s.
+	live := lines(t, 5000, 8, synth.EndingCompleted, "rate-1")
+	r.send(t, "rate-1", live[:1])
+	if err := chromedp.Do(ctx, chromedp.Navigate(r.url+"/runs/rate-1")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, `document.querySelector('.conn')?.dataset.state === 'live'`, 20*time.Second)
+	eval[bool](t, ctx, `(() => {
+		const m = window.__measure = { long: [], maxGap: 0, frames: 0, last: performance.now() };
+		new PerformanceObserver((l) => { for (const e of l.getEntries()) m.long.push(e.duration); }).observe({ type: 'longtask' });
+		const tick = (now) => { m.maxGap = Math.max(m.maxGap, now - m.last); m.last = now; m.frames++; if (!m.stop) requestAnimationFrame(tick); };
+		requestAnimationFrame(tick);
+		return true; })()`)
+	start := time.Now()
+	for i := 1; i < len(live); i += 50 {
+		r.send(t, "rate-1", live[i:min(i+50, len(live))])
+		if d := time.Until(start.Add(time.Duration(i+49) * time.Millisecond)); d > 0 {
+			time.Sleep(d)
+		}
+	}
+	sent := time.Since(start)
+	waitJS(t, ctx, `window.__agentwire.travel.entries.length === 5000`, 30*time.Second)
+	caught := time.Since(start)
+	res := eval[string](t, ctx, `(() => { const m = window.__measure; m.stop = true; return JSON.stringify({long: m.long.length, maxLong: Math.max(0, ...m.long), maxGap: m.maxGap, frames: m.frames}); })()`)
+	t.Logf("live stream: 5,000 events sent in %v (%.0f events/s); the page had all of them %v after the first; frames and long tasks: %s", sent.Round(time.Millisecond), 4999/sent.Seconds(), caught.Round(time.Millisecond), res)
+}
