@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/agentwire/agentwire/events"
 )
@@ -22,25 +23,37 @@ import (
 // or lost to a crash changes no answer, only how many events a cold load re-reduces.
 
 // checkpointQueue bounds the checkpoints waiting for the writer goroutine; when it is full a
-// due checkpoint is skipped and becomes due again with the run's next batch.
-const checkpointQueue = 256
+// due checkpoint is skipped and becomes due again with the run's next batch. The states the
+// queue holds are bounded by bytes too (relay.md §3): at most a quarter of the state cache's
+// budget (and never less than minCheckpointQueueBytes) beyond the one being written, since a
+// run evicted from the cache with a held-back checkpoint keeps its state alive in the queue.
+// A checkpoint that does not fit is skipped: it costs a longer cold load, never an answer.
+const (
+	checkpointQueue         = 256
+	minCheckpointQueueBytes = 16 << 20
+)
 
 // checkpointJob is one checkpoint to write, or (done set) a barrier of FlushCheckpoints.
 type checkpointJob struct {
 	org, runID string
 	state      events.ReducerState
 	seq        int64 // the state's last logical sequence
+	size       int64 // the state's estimated heap (state.go)
 	done       chan struct{}
 }
 
 type checkpointer struct {
-	jobs chan checkpointJob
+	// queued is the estimated heap of the states in jobs; budget its bound.
+	queued atomic.Int64
+	budget int64
+	jobs   chan checkpointJob
 	stop chan struct{} // closed by Shutdown: write what is queued, then exit
 	done chan struct{} // closed when the goroutine has exited
 }
 
 func (s *Server) startCheckpointer() {
-	s.ck = &checkpointer{jobs: make(chan checkpointJob, checkpointQueue), stop: make(chan struct{}), done: make(chan struct{})}
+	s.ck = &checkpointer{jobs: make(chan checkpointJob, checkpointQueue), stop: make(chan struct{}), done: make(chan struct{}),
+		budget: max(s.cfg.StateCache/4, minCheckpointQueueBytes)}
 	go s.runCheckpointer()
 }
 
@@ -68,6 +81,7 @@ func (s *Server) writeCheckpoint(j checkpointJob) {
 		close(j.done)
 		return
 	}
+	defer s.ck.queued.Add(-j.size)
 	snap := j.state.AppendJSON(nil)
 	if _, err := s.store.PutCheckpoint(context.Background(), j.org, j.runID, j.seq, snap); err != nil {
 		s.metrics.checkpointErrors.Inc()
@@ -83,7 +97,7 @@ func (s *Server) writeCheckpoint(j checkpointJob) {
 // about to be forgotten.
 func (s *Server) evicted(ent *runEntry) {
 	if s.checkpointDue(ent) {
-		s.queueCheckpoint(ent.key.org, ent.key.run, ent.state, ent.last)
+		s.queueCheckpoint(ent.key.org, ent.key.run, ent.state, ent.last, ent.size)
 	}
 }
 
@@ -110,17 +124,23 @@ func (s *Server) writeDueCheckpoints(ctx context.Context) error {
 }
 
 // queueCheckpoint offers a checkpoint to the writer goroutine without blocking; it reports
-// whether it was queued.
-func (s *Server) queueCheckpoint(org, runID string, st events.ReducerState, seq int64) bool {
+// whether it was queued (not when the queue is full, by count or by the bytes of the states
+// it holds).
+func (s *Server) queueCheckpoint(org, runID string, st events.ReducerState, seq, size int64) bool {
 	select {
 	case <-s.ck.stop:
 		return false
 	default:
 	}
+	if q := s.ck.queued.Add(size); q > s.ck.budget && q != size {
+		s.ck.queued.Add(-size)
+		return false
+	}
 	select {
-	case s.ck.jobs <- checkpointJob{org: org, runID: runID, state: st, seq: seq}:
+	case s.ck.jobs <- checkpointJob{org: org, runID: runID, state: st, seq: seq, size: size}:
 		return true
 	default:
+		s.ck.queued.Add(-size)
 		return false
 	}
 }

@@ -32,6 +32,11 @@ type Metrics struct {
 	checkpoints      prometheus.Counter
 	checkpointErrors prometheus.Counter
 
+	// The byte-bounded caches (relay.md §3).
+	stateCacheBytes     prometheus.Gauge
+	stateCacheRuns      prometheus.Gauge
+	stateCacheEvictions prometheus.Counter
+
 	// Bus and notification lanes (relay.md §2 Operations: counted like the runs lane).
 	envelopes  *prometheus.CounterVec
 	messages   *prometheus.CounterVec
@@ -100,7 +105,7 @@ func NewMetrics() *Metrics {
 	}
 	m.envelopes = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "agentwire_envelopes_total",
-		Help: "Envelopes published, by outcome: stored, duplicate (answered with the original seq) or live (role lanes, never stored).",
+		Help: "Envelopes published, by outcome: stored, duplicate (answered with the original seq) or live (topics outside ENVOY_NOTIFICATIONS's subject list, never stored).",
 	}, []string{"outcome"})
 	m.messages = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "agentwire_bus_messages_total",
@@ -126,6 +131,19 @@ func NewMetrics() *Metrics {
 		Name: "agentwire_run_checkpoint_errors_total",
 		Help: "Background run checkpoints the store refused or failed to write (readers re-reduce more events until the next one).",
 	})
+	m.stateCacheBytes = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "agentwire_state_cache_bytes",
+		Help: "Estimated heap of the reducer states cached between batches (bounded by --state-cache).",
+	})
+	m.stateCacheRuns = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "agentwire_state_cache_runs",
+		Help: "Runs whose reducer state is cached between batches.",
+	})
+	m.stateCacheEvictions = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "agentwire_state_cache_evictions_total",
+		Help: "Reducer states dropped to keep the cache within its byte budget (finished runs first); a dropped run is reloaded from its checkpoint on demand.",
+	})
+	reg.MustRegister(m.stateCacheBytes, m.stateCacheRuns, m.stateCacheEvictions)
 	reg.MustRegister(m.checkpoints, m.checkpointErrors)
 	reg.MustRegister(m.envelopes, m.messages, m.busSockets, m.receipts, m.sweeps)
 	reg.MustRegister(m.requests, m.ingested, m.streamed, m.duplicates, m.refusals, m.conflicts, m.subscribers,

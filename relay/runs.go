@@ -284,12 +284,15 @@ func (s *Server) Append(ctx context.Context, org, runID string, lines [][]byte) 
 func (s *Server) appended(ent *runEntry, st events.ReducerState, info store.RunInfo, accepted []store.Event, dups int, inline bool) AppendResult {
 	prev := ent.last
 	ent.state, ent.last, ent.valid = st, info.LastLogicalSequence, true
+	for _, ev := range accepted {
+		ent.size += reducedCost(len(ev.Data))
+	}
 	now := s.now()
 	switch {
 	case inline:
 		ent.checkpointCount, ent.checkpointAt = st.EventCount(), now
 	case s.checkpointDue(ent) && now.Sub(ent.checkpointAt) >= s.cfg.CheckpointMinInterval:
-		if s.queueCheckpoint(ent.key.org, ent.key.run, st, info.LastLogicalSequence) {
+		if s.queueCheckpoint(ent.key.org, ent.key.run, st, info.LastLogicalSequence, ent.size) {
 			ent.checkpointCount, ent.checkpointAt = st.EventCount(), now
 		}
 	}
@@ -320,15 +323,15 @@ func (s *Server) checkpointInterval(count int) int {
 // loadState reads the run's current reducer state into ent (a missing run is the initial
 // state): its stored checkpoint re-reduced with the stored events after it.
 func (s *Server) loadState(ctx context.Context, ent *runEntry) *Error {
-	st, info, checkpointCount, e := s.currentState(ctx, ent.key.org, ent.key.run)
+	l, e := s.currentState(ctx, ent.key.org, ent.key.run)
 	if e != nil {
 		if e == errRunNotFound {
-			ent.state, ent.last, ent.checkpointCount, ent.valid = events.NewReducerState(), 0, 0, true
+			ent.state, ent.last, ent.checkpointCount, ent.size, ent.valid = events.NewReducerState(), 0, 0, decodedCost(0), true
 			return nil
 		}
 		return e
 	}
-	ent.state, ent.last, ent.checkpointCount, ent.valid = st, info.LastLogicalSequence, checkpointCount, true
+	ent.state, ent.last, ent.checkpointCount, ent.size, ent.valid = l.st, l.info.LastLogicalSequence, l.checkpointCount, l.size, true
 	return nil
 }
 
@@ -345,20 +348,21 @@ const tailPage = 512
 // appends do not change that range); a checkpoint that cannot be decoded is skipped and the run
 // re-reduced from its first event. The stored events were validated when they were stored,
 // so a failure here means the store is damaged: it is logged and answered 500.
-func (s *Server) currentState(ctx context.Context, org, runID string) (events.ReducerState, store.RunInfo, int, *Error) {
+func (s *Server) currentState(ctx context.Context, org, runID string) (loaded, *Error) {
 	snap, info, err := s.store.GetRun(ctx, org, runID)
 	if errors.Is(err, store.ErrNotFound) {
-		return events.ReducerState{}, store.RunInfo{}, 0, errRunNotFound
+		return loaded{}, errRunNotFound
 	}
 	if err != nil {
-		return events.ReducerState{}, store.RunInfo{}, 0, s.storeErr(ctx, "load snapshot", err)
+		return loaded{}, s.storeErr(ctx, "load snapshot", err)
 	}
-	damaged := func(msg string) (events.ReducerState, store.RunInfo, int, *Error) {
+	damaged := func(msg string) (loaded, *Error) {
 		s.log.LogAttrs(ctx, slog.LevelError, "stored run state unusable", slog.String("org", org),
 			slog.String("run", runID), slog.String("error", msg))
-		return events.ReducerState{}, store.RunInfo{}, 0, newError(CodeInternal, "Internal error.")
+		return loaded{}, newError(CodeInternal, "Internal error.")
 	}
 	after := info.SnapshotSequence
+	size := decodedCost(len(snap))
 	st, err := events.DecodeReducerState(snap)
 	if err != nil {
 		// Every snapshot the relay writes decodes (events.MaxStateDepth allows the depth a
@@ -366,7 +370,7 @@ func (s *Server) currentState(ctx context.Context, org, runID string) (events.Re
 		// program; the stored events are the source of truth: re-reduce from the first event.
 		s.log.LogAttrs(ctx, slog.LevelWarn, "stored checkpoint does not decode; re-reducing the run",
 			slog.String("org", org), slog.String("run", runID), slog.String("error", err.Error()))
-		st, after = events.NewReducerState(), 0
+		st, after, size = events.NewReducerState(), 0, decodedCost(0)
 	} else if int64(st.LastLogicalSequence()) != info.SnapshotSequence {
 		return damaged("checkpoint does not match its logical sequence")
 	}
@@ -374,7 +378,7 @@ func (s *Server) currentState(ctx context.Context, org, runID string) (events.Re
 	for after < info.LastLogicalSequence {
 		evs, err := s.store.ReadEvents(ctx, org, runID, after, tailPage)
 		if err != nil {
-			return events.ReducerState{}, store.RunInfo{}, 0, s.storeErr(ctx, "load events", err)
+			return loaded{}, s.storeErr(ctx, "load events", err)
 		}
 		if len(evs) == 0 {
 			return damaged("stored events end before the run's last logical sequence")
@@ -390,6 +394,7 @@ func (s *Server) currentState(ctx context.Context, org, runID string) (events.Re
 			if err != nil {
 				return damaged(fmt.Sprintf("stored event %d: %v", e.LogicalSequence, err))
 			}
+			size += reducedCost(len(e.Data))
 			after = e.LogicalSequence
 			if after == info.SnapshotSequence {
 				checkpointCount = st.EventCount()
@@ -402,7 +407,17 @@ func (s *Server) currentState(ctx context.Context, org, runID string) (events.Re
 	if int64(st.LastLogicalSequence()) != info.LastLogicalSequence || int64(st.EventCount()) != info.EventCount {
 		return damaged("checkpoint and stored events do not match the run's counters")
 	}
-	return st, info, checkpointCount, nil
+	return loaded{st: st, info: info, checkpointCount: checkpointCount, size: size}, nil
+}
+
+// loaded is a run's state as currentState read it.
+type loaded struct {
+	st   events.ReducerState
+	info store.RunInfo
+	// checkpointCount is the event count of the checkpoint it started from; size the
+	// estimated heap of st (state.go).
+	checkpointCount int
+	size            int64
 }
 
 func (s *Server) storeErr(ctx context.Context, op string, err error) *Error {
@@ -430,11 +445,12 @@ func reduceError(err error, i int) *Error {
 // re-reduced with the events after it) plus
 // `"meta":{"createdAt","updatedAt","eventCount"}`.
 func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request, p *Principal) {
-	st, info, _, e := s.currentState(r.Context(), p.Org, r.PathValue("runId"))
+	l, e := s.currentState(r.Context(), p.Org, r.PathValue("runId"))
 	if e != nil {
 		writeError(w, e)
 		return
 	}
+	st, info := l.st, l.info
 	snap := bytes.TrimRight(st.AppendJSON(nil), " \t\r\n")
 	if len(snap) < 2 || snap[len(snap)-1] != '}' {
 		writeError(w, s.storeErr(r.Context(), "get run", errors.New("stored snapshot is not a JSON object")))

@@ -540,8 +540,18 @@ func TestLongBatchFirstFault(t *testing.T) {
 // still held back is queued when the run leaves the state cache, or written at Shutdown.
 func TestCheckpointMinInterval(t *testing.T) {
 	clock := newFakeClock()
+	runM, other := simpleRun("run-m", 150, false), simpleRun("other", 150, false)
+	cost := func(lines [][]byte) int64 {
+		n := relay.DecodedCost(0)
+		for _, l := range lines {
+			n += relay.ReducedCost(len(l))
+		}
+		return n
+	}
 	h := newHarness(t, withClock(clock), func(c *relay.Config) {
-		c.CheckpointEvery, c.CheckpointMinInterval, c.StateCache = 10, time.Minute, 1
+		// Room for run-m's 80 events, not with other's first 10 too: other's first batch
+		// evicts run-m.
+		c.CheckpointEvery, c.CheckpointMinInterval, c.StateCache = 10, time.Minute, cost(runM[:80])+cost(other[:10])-1
 	})
 	ctx := t.Context()
 	covered := func(run string) int64 {
@@ -555,7 +565,6 @@ func TestCheckpointMinInterval(t *testing.T) {
 		}
 		return info.SnapshotSequence
 	}
-	runM, other := simpleRun("run-m", 150, false), simpleRun("other", 150, false)
 	for _, step := range []struct {
 		run     string
 		lines   [][]byte

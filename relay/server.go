@@ -173,10 +173,12 @@ type Config struct {
 	Heartbeat time.Duration
 	// WriteTimeout bounds one SSE write (a stalled client is cut after it; default 30 s).
 	WriteTimeout time.Duration
-	// StateCache is how many runs keep their reducer state in memory between batches, so a
-	// batch does not reload the stored checkpoint and re-reduce the events after it (default
-	// 256).
-	StateCache int
+	// StateCache is the byte budget of the reducer states kept in memory between batches, so
+	// a batch does not reload the stored checkpoint and re-reduce the events after it
+	// (`--state-cache`, default 256 MiB; negative: keep none). States are estimated from the
+	// bytes that built them (state.go); finished runs leave first, and a run that left is
+	// reloaded from its checkpoint on demand.
+	StateCache int64
 	// CheckpointEvery is how many events may be appended to a run after its last stored
 	// checkpoint before the relay stores a new one (default 256). The reducer snapshot grows
 	// with the run (events.md §8.1), so it is not rewritten with every batch: the relay stores
@@ -224,7 +226,7 @@ type Config struct {
 const (
 	DefaultHeartbeat    = 15 * time.Second
 	DefaultWriteTimeout = 30 * time.Second
-	DefaultStateCache   = 256
+	DefaultStateCache   = 256 << 20
 	DefaultCheckpoint   = 256
 	// DefaultCheckpointMinInterval is Config.CheckpointMinInterval's default.
 	DefaultCheckpointMinInterval = 5 * time.Second
@@ -283,8 +285,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.WriteTimeout <= 0 {
 		cfg.WriteTimeout = DefaultWriteTimeout
 	}
-	if cfg.StateCache <= 0 {
+	switch {
+	case cfg.StateCache == 0:
 		cfg.StateCache = DefaultStateCache
+	case cfg.StateCache < 0:
+		cfg.StateCache = 0
 	}
 	if cfg.CheckpointEvery <= 0 {
 		cfg.CheckpointEvery = DefaultCheckpoint
@@ -344,6 +349,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.handler = s.routes()
 	s.runs.evicted = s.evicted
+	s.runs.metrics = s.metrics
 	s.fan.watch = s.watchStore
 	s.startCheckpointer()
 	s.startSweeper()

@@ -45,6 +45,7 @@ type serveOptions struct {
 	origins   []string
 	js        jetstreamFlags
 	noViewer  bool
+	stateMem  string
 }
 
 // serveEnv maps each flag to its environment variable; an explicitly given flag wins.
@@ -64,6 +65,7 @@ var serveEnv = map[string]string{
 	// The least time between two background checkpoints of one run.
 	"checkpoint-interval": "AGENTWIRE_CHECKPOINT_INTERVAL",
 	"allow-origin":        "AGENTWIRE_ALLOW_ORIGIN",
+	"state-cache":         "AGENTWIRE_STATE_CACHE",
 	// The jetstream store (serve_jetstream.go).
 	"nats-creds":       "AGENTWIRE_NATS_CREDS",
 	"nats-replicas":    "AGENTWIRE_NATS_REPLICAS",
@@ -106,6 +108,7 @@ a flag given on the command line wins. SIGINT or SIGTERM stops it gracefully.`,
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.DurationVar(&o.busPing, "bus-ping", relay.DefaultBusPingInterval, "how often each bus WebSocket is pinged (0 or negative: never)")
 	f.DurationVar(&o.busPong, "bus-pong", relay.DefaultBusPingTimeout, "how long a bus ping waits for its pong before the socket is closed (0: the default)")
+	f.StringVar(&o.stateMem, "state-cache", "256MiB", "memory for run states kept between batches (bytes, or with KiB/MiB/GiB; 0: keep none); finished runs are dropped first and reloaded on demand")
 	f.StringSliceVar(&o.origins, "allow-origin", nil, "with --auth: a browser origin (https://host[:port]) besides loopback ones and the relay's own whose pages may call the relay; repeat or separate with commas")
 	f.BoolVar(&o.noViewer, "no-viewer", false, "do not serve the web viewer at / (the API stays under /v1/)")
 	f.DurationVar(&o.ckptMin, "checkpoint-interval", relay.DefaultCheckpointMinInterval, "least time between two background checkpoints of one run (0 or negative: no minimum)")
@@ -189,6 +192,17 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 	if err != nil || maxEvent > 1<<31 {
 		return usageError("invalid --max-event: %q is not a positive size below 2GiB", o.maxEvent)
 	}
+	// relay.Config.StateCache: 0 is the default, negative keeps none.
+	var stateCache int64
+	switch strings.TrimSpace(o.stateMem) {
+	case "":
+	case "0":
+		stateCache = -1
+	default:
+		if stateCache, err = parseSize(o.stateMem); err != nil {
+			return usageError("invalid --state-cache: %v", err)
+		}
+	}
 	if o.maxBatch <= 0 {
 		return usageError("invalid --max-batch %d: must be positive", o.maxBatch)
 	}
@@ -238,6 +252,7 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 		Auth:         auth,
 		Limits:       relay.Limits{MaxBody: maxBody, MaxEvent: int(maxEvent), MaxBatch: o.maxBatch},
 		AllowOrigins: o.origins,
+		StateCache:   stateCache,
 		Logger:       log,
 		Metrics:      metrics,
 		// relay.Config: 0 means the default, a negative interval no pings.

@@ -51,6 +51,8 @@ func TestServeUsageErrors(t *testing.T) {
 		{"missing auth file", []string{"serve", data, "--auth", badAuth + ".nope"}, nil, "agentwire: cannot use --auth: "},
 		{"bad bus pong", []string{"serve", data, "--bus-pong", "-1s"}, nil, "agentwire: invalid --bus-pong -1s"},
 		{"bad bus ping env", []string{"serve", data}, map[string]string{"AGENTWIRE_BUS_PING": "often"}, `agentwire: invalid AGENTWIRE_BUS_PING "often"`},
+		{"bad state cache", []string{"serve", data, "--state-cache", "lots"}, nil, "agentwire: invalid --state-cache"},
+		{"negative state cache from env", []string{"serve", data}, map[string]string{"AGENTWIRE_STATE_CACHE": "-5MiB"}, "agentwire: invalid --state-cache"},
 		{"allowed origin in local mode", []string{"serve", data, "--allow-origin", "https://viewer.example"}, nil, "agentwire: --allow-origin needs --auth"},
 		{"allowed origin that is a host", []string{"serve", data, "--auth", goodAuth, "--allow-origin", "viewer.example"}, nil, `agentwire: invalid --allow-origin "viewer.example"`},
 		{"allowed origin with a path from env", []string{"serve", data, "--auth", goodAuth}, map[string]string{"AGENTWIRE_ALLOW_ORIGIN": "https://a.example,https://b.example/app"}, `agentwire: invalid --allow-origin "https://b.example/app"`},
