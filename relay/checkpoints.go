@@ -47,8 +47,8 @@ type checkpointer struct {
 	queued atomic.Int64
 	budget int64
 	jobs   chan checkpointJob
-	stop chan struct{} // closed by Shutdown: write what is queued, then exit
-	done chan struct{} // closed when the goroutine has exited
+	stop   chan struct{} // closed by Shutdown: write what is queued, then exit
+	done   chan struct{} // closed when the goroutine has exited
 }
 
 func (s *Server) startCheckpointer() {
