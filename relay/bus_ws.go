@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -59,6 +60,11 @@ type busSocket struct {
 	cancel context.CancelFunc
 	out    chan outFrame
 	wake   chan struct{}
+	// queued is the bytes of the frames in out, bounded by Limits.SubscriberQueueBytes as
+	// out is by Limits.SubscriberQueue (relay.md §3); room is signalled when the writer takes
+	// a frame, for enqueue waiting on the byte bound.
+	queued atomic.Int64
+	room   chan struct{}
 
 	// mu guards the hello state; the reader holds it to change it, the pump to read streams.
 	mu      sync.Mutex
@@ -113,6 +119,7 @@ func (s *Server) handleBusSocket(w http.ResponseWriter, r *http.Request, p *Prin
 		s: s, p: p, conn: conn, ctx: ctx, cancel: cancel,
 		out:       make(chan outFrame, s.limits.SubscriberQueue),
 		wake:      make(chan struct{}, 1),
+		room:      make(chan struct{}, 1),
 		agents:    map[string]hive.BusAgentV1{},
 		follows:   map[store.StreamKey]*follow{},
 		dirty:     map[store.StreamKey]struct{}{},
@@ -219,13 +226,49 @@ func (sock *busSocket) readLoop() bool {
 	}
 }
 
-// enqueue queues a frame, waiting for room (replies and hello replays); false when the socket
-// ended meanwhile.
+// enqueue queues a frame, waiting for room by count and by bytes (replies and hello
+// replays: the reader waits, so a client cannot queue more than the bounds); false when the
+// socket ended meanwhile. A frame larger than the byte bound goes alone.
 func (sock *busSocket) enqueue(f outFrame) bool {
+	n := int64(len(f.data))
+	for {
+		q := sock.queued.Load()
+		if q == 0 || q+n <= sock.s.limits.SubscriberQueueBytes {
+			if sock.queued.CompareAndSwap(q, q+n) {
+				break
+			}
+			continue
+		}
+		select {
+		case <-sock.room:
+		case <-sock.ctx.Done():
+			return false
+		}
+	}
 	select {
 	case sock.out <- f:
 		return true
 	case <-sock.ctx.Done():
+		sock.queued.Add(-n)
+		return false
+	}
+}
+
+// offer queues a frame without waiting (deliveries, message.status from other goroutines); a
+// socket whose queue is full, by count or by bytes, is disconnected as a slow consumer.
+func (sock *busSocket) offer(f outFrame) bool {
+	n := int64(len(f.data))
+	if q := sock.queued.Add(n); q > sock.s.limits.SubscriberQueueBytes && q != n {
+		sock.queued.Add(-n)
+		sock.cut()
+		return false
+	}
+	select {
+	case sock.out <- f:
+		return true
+	default:
+		sock.queued.Add(-n)
+		sock.cut()
 		return false
 	}
 }
@@ -248,11 +291,7 @@ func (sock *busSocket) violation(e *BusError) bool {
 // push queues a frame from another goroutine (message.status); a full queue disconnects the
 // socket as a slow consumer.
 func (sock *busSocket) push(data []byte) {
-	select {
-	case sock.out <- outFrame{data: data}:
-	default:
-		sock.cut()
-	}
+	sock.offer(outFrame{data: data})
 }
 
 // peekMember returns a string member of a JSON object text, if any (the tag of a frame that did
@@ -652,13 +691,10 @@ func (sock *busSocket) pumpStreams(dirty map[store.StreamKey]struct{}) bool {
 					fl.cursor = e.Seq
 					continue
 				}
-				select {
-				case sock.out <- outFrame{data: data, stream: k, seq: e.Seq}:
-					fl.cursor = e.Seq
-				default:
-					sock.cut()
+				if !sock.offer(outFrame{data: data, stream: k, seq: e.Seq}) {
 					return false
 				}
+				fl.cursor = e.Seq
 			}
 			if fromTail || len(entries) < busPumpPage {
 				break
@@ -691,7 +727,7 @@ func (sock *busSocket) cut() {
 		sock.delMu.Unlock()
 		sort.Strings(parts)
 		msg := "The socket fell more than " + strconv.Itoa(s.limits.SubscriberQueue) +
-			" frames behind; last delivered seq per channel: " + strings.Join(parts, ", ") + ". Reconnect with these hello cursors."
+			" frames (or " + strconv.FormatInt(s.limits.SubscriberQueueBytes, 10) + " bytes) behind; last delivered seq per channel: " + strings.Join(parts, ", ") + ". Reconnect with these hello cursors."
 		limit := uint64(s.limits.SubscriberQueue)
 		e := newBusError(hive.HiveErrorCodeRateLimited, "", "", msg)
 		e.Detail.Limit = &limit
@@ -724,6 +760,11 @@ func (sock *busSocket) writer() {
 			sock.cancel()
 			return
 		case f := <-sock.out:
+			sock.queued.Add(-int64(len(f.data)))
+			select {
+			case sock.room <- struct{}{}:
+			default:
+			}
 			if f.close != nil {
 				_ = sock.conn.Close(f.close.code, f.close.reason)
 				sock.cancel()

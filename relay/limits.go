@@ -19,9 +19,15 @@ type Limits struct {
 	// MaxBatch bounds the events of one NDJSON request (default 10,000); more answers 413
 	// with `index` = MaxBatch (the first event beyond the limit).
 	MaxBatch int
-	// SubscriberQueue bounds the frames queued for one SSE subscriber (default 1,024); a
-	// live subscriber that falls further behind is disconnected with its resumable cursor.
+	// SubscriberQueue bounds the frames queued for one SSE subscriber or bus WebSocket
+	// (default 1,024); a live subscriber that falls further behind is disconnected with its
+	// resumable cursor.
 	SubscriberQueue int
+	// SubscriberQueueBytes bounds the bytes of those frames (default 16 MiB): events may be
+	// 1 MiB each, so 1,024 of them could hold a gigabyte for one slow reader. Past it a
+	// subscriber is disconnected as past the frame count. One batch, however large, is
+	// always taken by a subscriber that had caught up.
+	SubscriberQueueBytes int64
 	// ReadTimeout bounds reading one request (default 30 s).
 	ReadTimeout time.Duration
 	// MaxHeaderBytes bounds the request line and headers of one request (default 512 KiB);
@@ -36,6 +42,8 @@ const (
 	DefaultMaxEvent        = 1 << 20
 	DefaultMaxBatch        = 10000
 	DefaultSubscriberQueue = 1024
+	// DefaultSubscriberQueueBytes is Limits.SubscriberQueueBytes's default.
+	DefaultSubscriberQueueBytes = 16 << 20
 	DefaultReadTimeout     = 30 * time.Second
 
 	// MaxReadLimit is the largest `limit` of GET /v1/runs/{runId}/events (relay.md §2);
@@ -59,6 +67,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.SubscriberQueue <= 0 {
 		l.SubscriberQueue = DefaultSubscriberQueue
+	}
+	if l.SubscriberQueueBytes <= 0 {
+		l.SubscriberQueueBytes = DefaultSubscriberQueueBytes
 	}
 	if l.ReadTimeout <= 0 {
 		l.ReadTimeout = DefaultReadTimeout

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -96,6 +97,10 @@ func newNotifyLane() *notifyLane {
 type envSubscriber struct {
 	match    func(subject string) bool
 	live     chan liveEnvelope // envelopes that are never stored (role lanes)
+	// liveBytes is the bytes of the envelopes in live, bounded by
+	// Limits.SubscriberQueueBytes as live is by Limits.SubscriberQueue.
+	liveBytes atomic.Int64
+	maxBytes  int64
 	overflow chan struct{}     // closed when live overflowed
 	dropped  bool
 }
@@ -139,9 +144,17 @@ func (l *notifyLane) publishLive(org string, le liveEnvelope) {
 		if sub.dropped || !sub.match(le.topic) {
 			continue
 		}
+		n := int64(len(le.data))
+		if q := sub.liveBytes.Add(n); q > sub.maxBytes && q != n {
+			sub.liveBytes.Add(-n)
+			sub.dropped = true
+			close(sub.overflow)
+			continue
+		}
 		select {
 		case sub.live <- le:
 		default:
+			sub.liveBytes.Add(-n)
 			sub.dropped = true
 			close(sub.overflow)
 		}
@@ -496,7 +509,8 @@ func (s *Server) handleNotificationStream(w http.ResponseWriter, r *http.Request
 		return
 	}
 	ctx := r.Context()
-	sub := &envSubscriber{match: matcher(q.subjects), live: make(chan liveEnvelope, s.limits.SubscriberQueue), overflow: make(chan struct{})}
+	sub := &envSubscriber{match: matcher(q.subjects), live: make(chan liveEnvelope, s.limits.SubscriberQueue),
+		maxBytes: s.limits.SubscriberQueueBytes, overflow: make(chan struct{})}
 	// Subscribe before the first read so that nothing committed after it is missed.
 	notify, cancel := s.store.SubscribeEnvelopes(p.Org)
 	defer cancel()
@@ -541,15 +555,18 @@ func (s *Server) handleNotificationStream(w http.ResponseWriter, r *http.Request
 			return
 		case le := <-sub.live:
 			les := []liveEnvelope{le}
+			taken := int64(len(le.data))
 			for i := 0; i < 255; i++ {
 				select {
 				case le = <-sub.live:
 					les = append(les, le)
+					taken += int64(len(le.data))
 					continue
 				default:
 				}
 				break
 			}
+			sub.liveBytes.Add(-taken)
 			if err := st.liveFrames(les); err != nil {
 				return
 			}
@@ -749,7 +766,7 @@ func (st *envStream) cutOff(ctx context.Context) {
 	s.log.LogAttrs(ctx, slog.LevelWarn, "slow notification subscriber disconnected",
 		slog.Int64("lastDeliveredId", st.cursor), slog.Int("queue", s.limits.SubscriberQueue))
 	st.comment("agentwire: disconnected: subscriber fell more than " + strconv.Itoa(s.limits.SubscriberQueue) +
-		" envelopes behind; last delivered id: " + strconv.FormatInt(st.cursor, 10) +
+		" envelopes (or " + strconv.FormatInt(s.limits.SubscriberQueueBytes, 10) + " bytes) behind; last delivered id: " + strconv.FormatInt(st.cursor, 10) +
 		" (resume with Last-Event-ID: " + strconv.FormatInt(st.cursor, 10) + ")")
 	_ = st.flush()
 }

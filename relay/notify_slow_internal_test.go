@@ -81,7 +81,7 @@ func TestNotifySlowSubscriberCutOff(t *testing.T) {
 	}
 	out := w.out.String()
 	if !strings.Contains(out, "id: 2\n") || strings.Contains(out, "id: 3\n") ||
-		!strings.HasSuffix(out, ": agentwire: disconnected: subscriber fell more than 4 envelopes behind; last delivered id: 2 (resume with Last-Event-ID: 2)\n\n") {
+		!strings.HasSuffix(out, ": agentwire: disconnected: subscriber fell more than 4 envelopes (or 16777216 bytes) behind; last delivered id: 2 (resume with Last-Event-ID: 2)\n\n") {
 		t.Fatalf("stream:\n%s", out)
 	}
 	// Being cut for slowness is not a failed delivery (relay.md §2): no delivery exception

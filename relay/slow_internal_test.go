@@ -111,7 +111,7 @@ func TestSlowConsumerDisconnected(t *testing.T) {
 	}
 	out := w.out.String()
 	if !strings.Contains(out, "id: 3\n") || strings.Contains(out, "id: 4\n") ||
-		!strings.HasSuffix(out, ": agentwire: disconnected: subscriber queue of 4 frames overflowed; last delivered id: 3 (resume with Last-Event-ID: 3)\n\n") {
+		!strings.HasSuffix(out, ": agentwire: disconnected: subscriber queue of 4 frames (or 16777216 bytes) overflowed; last delivered id: 3 (resume with Last-Event-ID: 3)\n\n") {
 		t.Fatalf("stream:\n%s", out)
 	}
 
@@ -141,7 +141,7 @@ func TestSlowConsumerDisconnected(t *testing.T) {
 func TestOverflowDuringReplayIsNotFatal(t *testing.T) {
 	f := newFanout()
 	k := runKey{"o", "r"}
-	sub := f.subscribe(k, 2)
+	sub := f.subscribe(k, 2, 1<<30)
 	f.publish(k, []*frame{{seq: 1}, {seq: 2}})
 	f.publish(k, []*frame{{seq: 3}})
 	select {
@@ -167,34 +167,46 @@ func TestOverflowDuringReplayIsNotFatal(t *testing.T) {
 	f.publish(k, []*frame{{seq: 5}}) // no subscriber: nothing to do, no panic
 }
 
+// frameBytes is the size of each frame frames renders.
+const frameBytes = 100
+
 func frames(from, to int64) []*frame {
 	var out []*frame
 	for s := from; s <= to; s++ {
-		out = append(out, &frame{seq: s, prev: s - 1})
+		out = append(out, &frame{seq: s, prev: s - 1, text: make([]byte, frameBytes)})
 	}
 	return out
 }
 
 // The feed's queue rule: a subscriber with frames already waiting is dropped when more than its
-// queue limit would wait; one that has caught up takes even a batch longer than the limit, in
-// maxTake pieces, and a batch longer than the ring sends it to the store (gap).
+// queue limit would wait, by count or by bytes; one that has caught up takes even a batch
+// longer than the limits, in maxTake pieces, and a batch longer than the ring sends it to the
+// store (gap).
 func TestFeedQueueRule(t *testing.T) {
 	k := runKey{"o", "r"}
 	for _, tc := range []struct {
 		name    string
+		bytes   int64      // the subscriber's byte bound (0: no bound to speak of)
 		batches [][2]int64 // published one after the other, nothing taken in between
 		dropped bool
 		gap     bool
 		taken   int // frames taken (all takes) when not dropped/gap
 	}{
-		{"one batch longer than the queue", [][2]int64{{1, 3000}}, false, false, 3000},
-		{"waiting plus next batch over the queue", [][2]int64{{1, 10}, {11, 1025}}, true, false, 0},
-		{"waiting plus next batch at the queue", [][2]int64{{1, 10}, {11, 1024}}, false, false, 1024},
-		{"batch longer than the ring", [][2]int64{{1, feedRing + 5}}, false, true, 0},
+		{"one batch longer than the queue", 0, [][2]int64{{1, 3000}}, false, false, 3000},
+		{"waiting plus next batch over the queue", 0, [][2]int64{{1, 10}, {11, 1025}}, true, false, 0},
+		{"waiting plus next batch at the queue", 0, [][2]int64{{1, 10}, {11, 1024}}, false, false, 1024},
+		{"batch longer than the ring", 0, [][2]int64{{1, feedRing + 5}}, false, true, 0},
+		{"one batch over the byte bound", 50 * frameBytes, [][2]int64{{1, 100}}, false, false, 100},
+		{"waiting plus next batch over the byte bound", 50 * frameBytes, [][2]int64{{1, 10}, {11, 51}}, true, false, 0},
+		{"waiting plus next batch at the byte bound", 50 * frameBytes, [][2]int64{{1, 10}, {11, 50}}, false, false, 50},
+		{"waiting bytes counted from the subscriber's position", 50 * frameBytes, [][2]int64{{1, 30}, {31, 40}, {41, 51}}, true, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFanout()
-			sub := f.subscribe(k, 1024)
+			if tc.bytes == 0 {
+				tc.bytes = 1 << 40
+			}
+			sub := f.subscribe(k, 1024, tc.bytes)
 			for _, b := range tc.batches {
 				f.publish(k, frames(b[0], b[1]))
 			}
@@ -249,7 +261,7 @@ func TestFeedQueueRule(t *testing.T) {
 func TestFeedReleasesTakenFrames(t *testing.T) {
 	f := newFanout()
 	k := runKey{"o", "r"}
-	a, b := f.subscribe(k, 1024), f.subscribe(k, 1024)
+	a, b := f.subscribe(k, 1024, 1<<30), f.subscribe(k, 1024, 1<<30)
 	f.publish(k, frames(1, 10))
 	f.take(a, nil)
 	f.publish(k, frames(11, 11)) // b still holds 1..10

@@ -16,6 +16,9 @@ import (
 // frame is one rendered SSE event frame (relay.md §2: `id: <logicalSequence>`,
 // `event: <type>`, `data: <event JSON>`), shared by every subscriber of its run.
 type frame struct {
+	// cum is the feed's byte count up to and including this frame (set by publish), so a
+	// subscriber's waiting bytes are two subtractions.
+	cum      uint64
 	seq      int64 // the event's logicalSequence
 	prev     int64 // the logicalSequence of the run's event before it (0 for the first)
 	terminal bool
@@ -83,6 +86,7 @@ type feed struct {
 	mu   sync.Mutex
 	ring [feedRing]*frame
 	head uint64 // frames ever published to the feed; frame i lives in ring[i%feedRing]
+	cum  uint64 // bytes of the frames ever published to the feed
 	tail uint64 // ring entries below tail are cleared (every subscriber is past them)
 	subs map[*subscriber]struct{}
 	// storeClosed: the store's notifications ended (it closed); every subscriber ends.
@@ -91,8 +95,9 @@ type feed struct {
 }
 
 type subscriber struct {
-	feed     *feed
-	queue    int
+	feed       *feed
+	queue      int
+	queueBytes uint64
 	wake     chan struct{} // capacity 1: frames (or an overflow) are waiting
 	next     uint64        // the position of the next frame to take (feed.mu)
 	overflow chan struct{} // closed (under feed.mu) when the subscriber is dropped
@@ -102,7 +107,7 @@ type subscriber struct {
 
 func newFanout() *fanout { return &fanout{feeds: make(map[runKey]*feed)} }
 
-func (f *fanout) subscribe(k runKey, queue int) *subscriber {
+func (f *fanout) subscribe(k runKey, queue int, queueBytes int64) *subscriber {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	fd := f.feeds[k]
@@ -115,7 +120,7 @@ func (f *fanout) subscribe(k runKey, queue int) *subscriber {
 	}
 	fd.mu.Lock()
 	defer fd.mu.Unlock()
-	sub := &subscriber{feed: fd, queue: max(queue, 1), wake: make(chan struct{}, 1),
+	sub := &subscriber{feed: fd, queue: max(queue, 1), queueBytes: uint64(max(queueBytes, 1)), wake: make(chan struct{}, 1),
 		next: fd.head, overflow: make(chan struct{})}
 	fd.subs[sub] = struct{}{}
 	if fd.storeClosed {
@@ -238,23 +243,39 @@ func (f *fanout) publish(k runKey, frames []*frame) {
 	}
 	fd.mu.Lock()
 	defer fd.mu.Unlock()
-	before := fd.head
+	// A subscriber's waiting bytes are read before the batch enters the ring (it may
+	// overwrite the slot of the subscriber's next frame).
+	before, beforeCum := fd.head, fd.cum
+	var batchBytes uint64
 	for _, fr := range frames {
-		fd.ring[fd.head%feedRing] = fr
-		fd.head++
+		batchBytes += uint64(len(fr.text))
 	}
-	low := fd.head
 	n := uint64(len(frames))
 	for sub := range fd.subs {
 		if sub.dropped {
 			continue
 		}
-		if waiting := before - sub.next; waiting > 0 && waiting+n > uint64(sub.queue) {
+		waiting, waitingBytes := before-sub.next, uint64(0)
+		if fr := fd.ring[sub.next%feedRing]; waiting > 0 && waiting <= feedRing && fr != nil {
+			waitingBytes = beforeCum - (fr.cum - uint64(len(fr.text)))
+		}
+		if waiting > 0 && (waiting+n > uint64(sub.queue) || waitingBytes+batchBytes > sub.queueBytes) {
 			sub.dropped = true
 			close(sub.overflow)
-		} else {
-			low = min(low, sub.next)
 		}
+	}
+	for _, fr := range frames {
+		fd.cum += uint64(len(fr.text))
+		fr.cum = fd.cum
+		fd.ring[fd.head%feedRing] = fr
+		fd.head++
+	}
+	low := fd.head
+	for sub := range fd.subs {
+		if sub.dropped {
+			continue // signalled by its closed overflow channel
+		}
+		low = min(low, sub.next)
 		select {
 		case sub.wake <- struct{}{}:
 		default:
@@ -417,7 +438,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *Princip
 	ctx := r.Context()
 	key := runKey{p.Org, runID}
 	// Subscribe before the first read, so nothing committed after it is missed.
-	sub := s.fan.subscribe(key, s.limits.SubscriberQueue)
+	sub := s.fan.subscribe(key, s.limits.SubscriberQueue, s.limits.SubscriberQueueBytes)
 	defer s.fan.unsubscribe(key, sub)
 	var ovf <-chan struct{} = sub.overflow
 
@@ -540,7 +561,7 @@ func (s *Server) slowConsumer(ctx context.Context, c *sseConn, runID string) {
 	s.log.LogAttrs(ctx, slog.LevelWarn, "slow SSE subscriber disconnected", slog.String("run", runID),
 		slog.Int64("lastDeliveredId", c.cursor), slog.Int("queue", s.limits.SubscriberQueue))
 	c.comment("agentwire: disconnected: subscriber queue of " + strconv.Itoa(s.limits.SubscriberQueue) +
-		" frames overflowed; last delivered id: " + strconv.FormatInt(c.cursor, 10) +
+		" frames (or " + strconv.FormatInt(s.limits.SubscriberQueueBytes, 10) + " bytes) overflowed; last delivered id: " + strconv.FormatInt(c.cursor, 10) +
 		" (resume with Last-Event-ID: " + strconv.FormatInt(c.cursor, 10) + ")")
 	_ = c.flush()
 }
