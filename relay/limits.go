@@ -44,7 +44,7 @@ const (
 	DefaultSubscriberQueue = 1024
 	// DefaultSubscriberQueueBytes is Limits.SubscriberQueueBytes's default.
 	DefaultSubscriberQueueBytes = 16 << 20
-	DefaultReadTimeout     = 30 * time.Second
+	DefaultReadTimeout          = 30 * time.Second
 
 	// MaxReadLimit is the largest `limit` of GET /v1/runs/{runId}/events (relay.md §2);
 	// DefaultReadLimit is used when it is absent.

@@ -95,14 +95,14 @@ func newNotifyLane() *notifyLane {
 
 // envSubscriber is one open notification stream.
 type envSubscriber struct {
-	match    func(subject string) bool
-	live     chan liveEnvelope // envelopes that are never stored (role lanes)
+	match func(subject string) bool
+	live  chan liveEnvelope // envelopes that are never stored (role lanes)
 	// liveBytes is the bytes of the envelopes in live, bounded by
 	// Limits.SubscriberQueueBytes as live is by Limits.SubscriberQueue.
 	liveBytes atomic.Int64
 	maxBytes  int64
-	overflow chan struct{}     // closed when live overflowed
-	dropped  bool
+	overflow  chan struct{} // closed when live overflowed
+	dropped   bool
 }
 
 // liveEnvelope is a role-lane envelope relayed to the subscribers connected when it was

@@ -98,11 +98,11 @@ type subscriber struct {
 	feed       *feed
 	queue      int
 	queueBytes uint64
-	wake     chan struct{} // capacity 1: frames (or an overflow) are waiting
-	next     uint64        // the position of the next frame to take (feed.mu)
-	overflow chan struct{} // closed (under feed.mu) when the subscriber is dropped
-	dropped  bool
-	recheck  bool // (feed.mu) the store may hold events no local frame brought: read it
+	wake       chan struct{} // capacity 1: frames (or an overflow) are waiting
+	next       uint64        // the position of the next frame to take (feed.mu)
+	overflow   chan struct{} // closed (under feed.mu) when the subscriber is dropped
+	dropped    bool
+	recheck    bool // (feed.mu) the store may hold events no local frame brought: read it
 }
 
 func newFanout() *fanout { return &fanout{feeds: make(map[runKey]*feed)} }
