@@ -430,16 +430,26 @@ type deliveryCache struct {
 	mu    sync.Mutex
 	m     map[string]*cachedDelivery
 	order []string
+	bytes int64 // sum of cost over m
 }
 
 type cachedDelivery struct {
-	d hive.MessageDeliveryV1
+	d    hive.MessageDeliveryV1
+	cost int64 // estimated heap: the decoded delivery and its two frames, each about its data
 
 	mu     sync.Mutex
 	frames [2][]byte // the message.deliver frame with `mine` false / true
 }
 
-const maxDeliveryCache = 8192
+// The delivery cache's bounds (relay.md §3): maxDeliveryCache deliveries and
+// maxDeliveryCacheBytes of their estimated heap, the oldest leaving first.
+const (
+	maxDeliveryCache      = 8192
+	maxDeliveryCacheBytes = 16 << 20
+)
+
+// deliveryCost is the estimated heap of a cached delivery decoded from n bytes of stored data.
+func deliveryCost(n int) int64 { return 3*int64(n) + 512 }
 
 func (c *deliveryCache) get(gid string) (*cachedDelivery, bool) {
 	c.mu.Lock()
@@ -451,12 +461,18 @@ func (c *deliveryCache) get(gid string) (*cachedDelivery, bool) {
 func (c *deliveryCache) put(gid string, d *cachedDelivery) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.m[gid]; !ok {
+	if old, ok := c.m[gid]; ok {
+		c.bytes -= old.cost
+	} else {
 		c.order = append(c.order, gid)
 	}
 	c.m[gid] = d
-	for len(c.order) > maxDeliveryCache {
-		delete(c.m, c.order[0])
+	c.bytes += d.cost
+	for len(c.order) > 0 && (len(c.order) > maxDeliveryCache || c.bytes > maxDeliveryCacheBytes) {
+		if old, ok := c.m[c.order[0]]; ok {
+			c.bytes -= old.cost
+			delete(c.m, c.order[0])
+		}
 		c.order = c.order[1:]
 	}
 }

@@ -104,6 +104,14 @@ func (s *Server) handleBusSocket(w http.ResponseWriter, r *http.Request, p *Prin
 		writeBusError(w, busFromRelay(e))
 		return
 	}
+	if ok, e := s.openStream(); !ok {
+		be := newBusError(hive.HiveErrorCodeRateLimited, "", "", e.Message)
+		limit := uint64(s.limits.MaxStreams)
+		be.Detail.Limit = &limit
+		writeBusError(w, be)
+		return
+	}
+	defer s.closeStream()
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Time{}) // a socket is long-lived; it bounds its own writes
 	_ = rc.SetWriteDeadline(time.Time{})

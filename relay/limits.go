@@ -30,6 +30,10 @@ type Limits struct {
 	SubscriberQueueBytes int64
 	// ReadTimeout bounds reading one request (default 30 s).
 	ReadTimeout time.Duration
+	// MaxStreams bounds the streams open at once — SSE run and notification streams and bus
+	// WebSockets together (default 4,096); one more is answered 429 rate_limited. With
+	// SubscriberQueueBytes it bounds what slow readers can make the relay hold.
+	MaxStreams int
 	// MaxHeaderBytes bounds the request line and headers of one request (default 512 KiB);
 	// more answers 431 in the error body. [Server.Serve] lets net/http read up to twice as
 	// much before it cuts the connection itself.
@@ -42,6 +46,8 @@ const (
 	DefaultMaxEvent        = 1 << 20
 	DefaultMaxBatch        = 10000
 	DefaultSubscriberQueue = 1024
+	// DefaultMaxStreams is Limits.MaxStreams's default.
+	DefaultMaxStreams = 4096
 	// DefaultSubscriberQueueBytes is Limits.SubscriberQueueBytes's default.
 	DefaultSubscriberQueueBytes = 16 << 20
 	DefaultReadTimeout          = 30 * time.Second
@@ -73,6 +79,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.ReadTimeout <= 0 {
 		l.ReadTimeout = DefaultReadTimeout
+	}
+	if l.MaxStreams <= 0 {
+		l.MaxStreams = DefaultMaxStreams
 	}
 	if l.MaxHeaderBytes <= 0 {
 		l.MaxHeaderBytes = DefaultMaxHeaderBytes

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentwire/agentwire/relay"
 )
@@ -100,5 +101,39 @@ func TestDefaultBatchLimit(t *testing.T) {
 	code, _, resp := h.do("POST", "/v1/runs/x/events", "", map[string]string{"Content-Type": relay.MediaNDJSON}, body)
 	if e := errorBody(t, code, resp); code != 413 || e.Index != 10000 || e.Message != "An NDJSON batch holds at most 10000 events." {
 		t.Fatalf("%d %s", code, resp)
+	}
+}
+
+// Open streams are bounded (Limits.MaxStreams): SSE run and notification streams and bus
+// sockets count together; one more is 429 in the lane's body, and a closed stream frees its
+// place.
+func TestMaxStreams(t *testing.T) {
+	h := newHarness(t, withLimits(relay.Limits{MaxStreams: 2}))
+	h.postOK("s", simpleRun("s", 3, true)...) // finished: its SSE stream ends after replay
+	first := h.openStream("", "subject=notifications.>", "")
+	h.openStream("", "subject=notifications.agent.>", "")
+	code, _, body := h.do("GET", "/v1/runs/s/events", "", map[string]string{"Accept": relay.MediaSSE}, nil)
+	if e := errorBody(t, code, body); code != 429 || e.Code != relay.CodeRateLimited {
+		t.Fatalf("third stream: %d %s", code, body)
+	}
+	code, _, body = h.do("GET", "/v1/bus", "", upgradeHeaders(nil), nil)
+	if code != 429 || !strings.Contains(string(body), `"code":"rate_limited","message":"The relay has 2 streams open, its limit; try again later.","limit":2`) {
+		t.Fatalf("bus socket over the limit: %d %s", code, body)
+	}
+	// NDJSON reads are not streams.
+	if code, _, body := h.do("GET", "/v1/runs/s/events", "", nil, nil); code != 200 {
+		t.Fatalf("NDJSON read: %d %s", code, body)
+	}
+	first.cancel()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, _, _ = h.do("GET", "/v1/runs/s/events", "", map[string]string{"Accept": relay.MediaSSE}, nil)
+		if code == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a closed stream's place was not freed: %d", code)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

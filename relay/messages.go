@@ -73,7 +73,7 @@ func (s *Server) template(m store.StoredMessage) (*cachedDelivery, error) {
 		return nil, err
 	}
 	d.GID, d.Seq, d.ThreadID = m.GID, uint64(m.Seq), m.ThreadID
-	c := &cachedDelivery{d: d}
+	c := &cachedDelivery{d: d, cost: deliveryCost(len(m.Data))}
 	s.bus.cache.put(m.GID, c)
 	return c, nil
 }

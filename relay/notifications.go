@@ -87,6 +87,9 @@ type notifyLane struct {
 	mu       sync.Mutex
 	subs     map[string]map[*envSubscriber]struct{} // org → subscribers
 	sessions map[sessionKey]*sessionState
+	// keyBytes is the accounted size of every session's cached keys (keyCost each), bounded
+	// by sessionKeyBudget: trim evicts the oldest keys of the least recently used sessions.
+	keyBytes atomic.Int64
 }
 
 func newNotifyLane() *notifyLane {
@@ -169,16 +172,25 @@ type sessionKey struct{ org, session string }
 // envelope.DeliveryDuplicateWindow and at most maxSessionKeys keys (the oldest go first; the
 // store still has them).
 type sessionState struct {
+	lane  *notifyLane
 	mu    sync.Mutex
 	keys  map[string]time.Time
 	order []string // insertion order, for eviction
 	used  time.Time
 }
 
+// The session key cache's bounds (relay.md §3): at most maxSessions sessions of at most
+// maxSessionKeys keys, and sessionKeyBudget bytes in all (a key costs its length plus
+// keyOverhead for its map entry and order slot); the oldest keys of the least recently used
+// sessions go first. The store keeps every key, so an evicted key costs a store lookup.
 const (
-	maxSessionKeys = 65536
-	maxSessions    = 4096
+	maxSessionKeys   = 65536
+	maxSessions      = 4096
+	sessionKeyBudget = 32 << 20
+	keyOverhead      = 64
 )
+
+func keyCost(key string) int64 { return int64(len(key)) + keyOverhead }
 
 func (l *notifyLane) session(org, session string, now time.Time) *sessionState {
 	l.mu.Lock()
@@ -199,9 +211,10 @@ func (l *notifyLane) session(org, session string, now time.Time) *sessionState {
 					oldest, at, first = key, u, false
 				}
 			}
+			l.sessions[oldest].dropAll()
 			delete(l.sessions, oldest)
 		}
-		st = &sessionState{keys: map[string]time.Time{}}
+		st = &sessionState{lane: l, keys: map[string]time.Time{}}
 		l.sessions[k] = st
 	}
 	st.mu.Lock()
@@ -224,14 +237,70 @@ func (st *sessionState) claim(key string, now time.Time) bool {
 
 // putLocked remembers key as delivered at `at`, evicting the oldest keys beyond the bound.
 func (st *sessionState) putLocked(key string, at time.Time) {
+	if _, ok := st.keys[key]; !ok {
+		st.lane.keyBytes.Add(keyCost(key))
+	}
 	st.keys[key] = at
 	st.order = append(st.order, key)
 	for len(st.keys) > maxSessionKeys && len(st.order) > 0 {
-		delete(st.keys, st.order[0])
+		st.deleteLocked(st.order[0])
 		st.order = st.order[1:]
 	}
 	if len(st.order) > 2*maxSessionKeys {
 		st.order = append([]string(nil), st.order[len(st.order)-len(st.keys):]...)
+	}
+}
+
+// deleteLocked forgets one key (st.mu held).
+func (st *sessionState) deleteLocked(key string) {
+	if _, ok := st.keys[key]; ok {
+		delete(st.keys, key)
+		st.lane.keyBytes.Add(-keyCost(key))
+	}
+}
+
+// dropAll forgets every key of a session leaving the cache.
+func (st *sessionState) dropAll() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for key := range st.keys {
+		st.deleteLocked(key)
+	}
+	st.order = nil
+}
+
+// trim keeps the cached keys of every session within sessionKeyBudget: while over it, the
+// least recently used session loses its oldest keys (down to seven eighths of the budget, so
+// a busy lane does not trim on every key). Callers call it after adding keys, holding no
+// session lock.
+func (l *notifyLane) trim() {
+	if l.keyBytes.Load() <= sessionKeyBudget {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	type byUse struct {
+		st   *sessionState
+		used time.Time
+	}
+	var order []byUse
+	for _, st := range l.sessions {
+		st.mu.Lock()
+		order = append(order, byUse{st, st.used})
+		st.mu.Unlock()
+	}
+	slices.SortFunc(order, func(a, b byUse) int { return a.used.Compare(b.used) })
+	for _, o := range order {
+		if l.keyBytes.Load() <= sessionKeyBudget/8*7 {
+			return
+		}
+		st := o.st
+		st.mu.Lock()
+		for len(st.order) > 0 && l.keyBytes.Load() > sessionKeyBudget/8*7 {
+			st.deleteLocked(st.order[0])
+			st.order = st.order[1:]
+		}
+		st.mu.Unlock()
 	}
 }
 
@@ -276,7 +345,7 @@ func (st *sessionState) release(keys []string, at time.Time) {
 	defer st.mu.Unlock()
 	for _, k := range keys {
 		if t, ok := st.keys[k]; ok && t.Equal(at) {
-			delete(st.keys, k)
+			st.deleteLocked(k)
 		}
 	}
 }
@@ -289,7 +358,7 @@ func (l *notifyLane) prune(now time.Time) {
 		st.mu.Lock()
 		for key, at := range st.keys {
 			if now.Sub(at) >= envelope.DeliveryDuplicateWindow {
-				delete(st.keys, key)
+				st.deleteLocked(key)
 			}
 		}
 		if len(st.order) > len(st.keys) {
@@ -509,6 +578,11 @@ func (s *Server) handleNotificationStream(w http.ResponseWriter, r *http.Request
 		return
 	}
 	ctx := r.Context()
+	if ok, e := s.openStream(); !ok {
+		writeError(w, e)
+		return
+	}
+	defer s.closeStream()
 	sub := &envSubscriber{match: matcher(q.subjects), live: make(chan liveEnvelope, s.limits.SubscriberQueue),
 		maxBytes: s.limits.SubscriberQueueBytes, overflow: make(chan struct{})}
 	// Subscribe before the first read so that nothing committed after it is missed.
@@ -734,7 +808,11 @@ func (st *envStream) flush() error {
 		err = st.rc.Flush()
 	}
 	st.buf = st.buf[:0]
-	if st.session == nil || len(claimed) == 0 {
+	if st.session == nil {
+		return err
+	}
+	st.s.notify.trim() // the keys claimed and learned for this flush
+	if len(claimed) == 0 {
 		return err
 	}
 	if err != nil {

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -115,5 +116,41 @@ func TestNotifySlowSubscriberCutOff(t *testing.T) {
 		})
 	if strings.Join(ids, ",") != "3,4,5,6,7,8,9" {
 		t.Fatalf("resumed ids %v", ids)
+	}
+}
+
+// The session key cache stays within its byte budget however many sessions and keys a client
+// makes (relay.md §3): trim drops the oldest keys of the least recently used sessions first,
+// and the accounting matches the keys held.
+func TestSessionKeyBudget(t *testing.T) {
+	l := newNotifyLane()
+	now := time.Unix(1760000000, 0)
+	key := func(s, i int) string { return fmt.Sprintf("s%d-%0200d", s, i) } // ~205-byte keys
+	const sessions, perSession = 40, 5000                                   // 40 × 5,000 × ~270 B ≈ 54 MB, over the 32 MiB budget
+	for s := range sessions {
+		st := l.session("o", fmt.Sprint(s), now.Add(time.Duration(s)*time.Second))
+		for i := range perSession {
+			st.claim(key(s, i), now)
+		}
+		l.trim()
+		if b := l.keyBytes.Load(); b > sessionKeyBudget {
+			t.Fatalf("after session %d: %d accounted bytes, over the %d budget", s, b, sessionKeyBudget)
+		}
+	}
+	var held int64
+	for _, st := range l.sessions {
+		for k := range st.keys {
+			held += keyCost(k)
+		}
+	}
+	if held != l.keyBytes.Load() {
+		t.Fatalf("accounting %d, keys held %d", l.keyBytes.Load(), held)
+	}
+	// The most recent session kept its keys; the oldest lost theirs.
+	if n := len(l.sessions[sessionKey{"o", fmt.Sprint(sessions - 1)}].keys); n != perSession {
+		t.Fatalf("newest session holds %d keys", n)
+	}
+	if n := len(l.sessions[sessionKey{"o", "0"}].keys); n != 0 {
+		t.Fatalf("oldest session holds %d keys", n)
 	}
 }

@@ -254,9 +254,11 @@ type Server struct {
 	viewer       http.Handler // cfg.Viewer, counted by instrument
 	// appending counts the Append calls in progress (stream.go streams a batch only alone).
 	appending atomic.Int32
-	fan       *fanout
-	notify    *notifyLane
-	bus       *busLane
+	// streams counts the open SSE streams and bus sockets (Limits.MaxStreams).
+	streams atomic.Int64
+	fan     *fanout
+	notify  *notifyLane
+	bus     *busLane
 
 	shutdownOnce sync.Once
 	shutdown     chan struct{} // closed when Shutdown starts: SSE streams end cleanly
@@ -412,6 +414,18 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	err = errors.Join(err, s.stopCheckpointer(ctx))
 	return errors.Join(err, s.writeDueCheckpoints(ctx))
 }
+
+// openStream takes one of Limits.MaxStreams; false (and the 429 to answer) when all are open.
+// The caller calls closeStream when the stream ends.
+func (s *Server) openStream() (bool, *Error) {
+	if s.streams.Add(1) > int64(s.limits.MaxStreams) {
+		s.streams.Add(-1)
+		return false, newError(CodeRateLimited, "The relay has %d streams open, its limit; try again later.", s.limits.MaxStreams)
+	}
+	return true, nil
+}
+
+func (s *Server) closeStream() { s.streams.Add(-1) }
 
 // now is the relay's clock (Config.Now).
 func (s *Server) now() time.Time { return s.cfg.Now() }

@@ -436,6 +436,11 @@ func (c *sseConn) catchUp(ctx context.Context, org, runID string) error {
 // event unless follow.
 func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *Principal, runID string, cursor int64, follow bool) {
 	ctx := r.Context()
+	if ok, e := s.openStream(); !ok {
+		writeError(w, e)
+		return
+	}
+	defer s.closeStream()
 	key := runKey{p.Org, runID}
 	// Subscribe before the first read, so nothing committed after it is missed.
 	sub := s.fan.subscribe(key, s.limits.SubscriberQueue, s.limits.SubscriberQueueBytes)
