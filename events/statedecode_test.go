@@ -15,7 +15,7 @@ import (
 	"github.com/agentwire/agentwire/jsonvalue"
 )
 
-var update = flag.Bool("update", false, "rewrite the reducer golden files under testdata/reducer")
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // parseLines parses NDJSON (blank lines skipped) into events.
 func parseLines(t testing.TB, data []byte) []events.Event {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,8 +14,6 @@ import (
 	"github.com/agentwire/agentwire/events"
 	"github.com/agentwire/agentwire/jsonvalue"
 )
-
-var updateValidateGolden = flag.Bool("update-validate-golden", false, "rewrite events/testdata/validate_events.golden.json")
 
 // Error kinds as the tables name them.
 const (
@@ -947,7 +944,7 @@ type valGolden struct {
 }
 
 // TestValidateGolden pins every table case's text and verdict in a reviewable fixture; run
-// with -update-validate-golden to rewrite it.
+// with -update to rewrite it.
 func TestValidateGolden(t *testing.T) {
 	var rows []valGolden
 	add := func(name string, text []byte) {
@@ -974,17 +971,17 @@ func TestValidateGolden(t *testing.T) {
 	}
 	got = append(got, '\n')
 	file := filepath.Join("testdata", "validate_events.golden.json")
-	if *updateValidateGolden {
+	if *update {
 		if err := os.WriteFile(file, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	want, err := os.ReadFile(file)
 	if err != nil {
-		t.Fatalf("%v (run go test -run TestValidateGolden -update-validate-golden)", err)
+		t.Fatalf("%v (run go test -run TestValidateGolden -update)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is stale; run go test -run TestValidateGolden -update-validate-golden and review the diff", file)
+		t.Fatalf("%s is stale; run go test -run TestValidateGolden -update and review the diff", file)
 	}
 	// The fixture is self-checking: every row re-parses to its recorded verdict.
 	var back []valGolden

@@ -32,7 +32,7 @@ func (h *harness) restart(clk *fakeClock, opts ...harnessOption) *harness {
 	if err := h.store.Close(); err != nil {
 		h.t.Fatal(err)
 	}
-	st, err := sqlite.Open(filepath.Join(h.dir, sqlite.DefaultFileName), sqlite.Options{Now: clk.Now})
+	st, err := sqlite.Open(filepath.Join(h.dir, sqlite.DefaultFileName), sqlite.Options{})
 	if err != nil {
 		h.t.Fatal(err)
 	}

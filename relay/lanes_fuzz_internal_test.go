@@ -154,7 +154,7 @@ func FuzzPublishEnvelope(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, e := s.PublishEnvelope(ctx, LocalOrg, body)
+		res, e := s.publishBody(ctx, LocalOrg, body)
 		if e != nil {
 			if e.Code != CodeInvalidRequest || len(e.Problems) == 0 {
 				t.Fatalf("refusal %+v", e)
@@ -178,7 +178,7 @@ func FuzzPublishEnvelope(f *testing.F) {
 		if _, ps := envelope.Decode(env.AppendJSON(nil)); len(ps) > 0 {
 			t.Fatalf("stored form has problems: %v", ps.Err())
 		}
-		again, e := s.PublishEnvelope(ctx, LocalOrg, body)
+		again, e := s.publishBody(ctx, LocalOrg, body)
 		if e != nil {
 			t.Fatalf("second publish refused: %v", e)
 		}

@@ -50,7 +50,7 @@ func withoutSweeper() harnessOption { return func(cfg *relay.Config) { cfg.Sweep
 func newClockHarness(t testing.TB, clk *fakeClock, opts ...harnessOption) *harness {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := sqlite.Open(filepath.Join(dir, sqlite.DefaultFileName), sqlite.Options{Now: clk.Now})
+	st, err := sqlite.Open(filepath.Join(dir, sqlite.DefaultFileName), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

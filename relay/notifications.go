@@ -385,7 +385,7 @@ func (s *Server) handlePublishNotification(w http.ResponseWriter, r *http.Reques
 		s.refuseNotify(w, e)
 		return
 	}
-	res, e := s.PublishEnvelope(r.Context(), p.Org, body)
+	res, e := s.publishBody(r.Context(), p.Org, body)
 	if e != nil {
 		s.refuseNotify(w, e)
 		return
@@ -443,9 +443,19 @@ func problemsError(ps envelope.Problems) *Error {
 }
 
 // PublishEnvelope is POST /v1/notifications without HTTP framing: body is the envelope JSON of
-// org's publisher. A 2xx answer means the envelope is durably stored (or, on a role lane,
-// relayed to the subscribers connected now).
-func (s *Server) PublishEnvelope(ctx context.Context, org string, body []byte) (PublishResult, *Error) {
+// org's publisher. Success means the envelope is durably stored (or, for a topic the stream
+// does not store, relayed to the subscribers connected now). A refusal is an *[Error] (the
+// body the route would answer; use errors.As).
+func (s *Server) PublishEnvelope(ctx context.Context, org string, body []byte) (PublishResult, error) {
+	res, e := s.publishBody(ctx, org, body)
+	if e != nil {
+		return res, e
+	}
+	return res, nil
+}
+
+// publishBody is PublishEnvelope with the refusal's concrete type.
+func (s *Server) publishBody(ctx context.Context, org string, body []byte) (PublishResult, *Error) {
 	env, problems := CheckPublishEnvelope(body)
 	if len(problems) > 0 {
 		return PublishResult{}, problemsError(problems)
@@ -614,8 +624,8 @@ func (s *Server) handleNotificationStream(w http.ResponseWriter, r *http.Request
 	if ok := st.drain(ctx, false); !ok {
 		return
 	}
-	hb := time.NewTicker(s.cfg.Heartbeat)
-	defer hb.Stop()
+	hbC, hbStop := s.heartbeat()
+	defer hbStop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -659,7 +669,7 @@ func (s *Server) handleNotificationStream(w http.ResponseWriter, r *http.Request
 				}
 				return
 			}
-		case <-hb.C:
+		case <-hbC:
 			st.comment("heartbeat")
 			if err := st.flush(); err != nil {
 				return

@@ -145,7 +145,7 @@ func (s *Server) handleAppend(w http.ResponseWriter, r *http.Request, p *Princip
 		s.refuse(w, newError(CodeInvalidRequest, "The request body holds no event."))
 		return
 	}
-	res, e := s.Append(r.Context(), p.Org, runID, lines)
+	res, e := s.appendLines(r.Context(), p.Org, runID, lines)
 	if e != nil {
 		s.refuse(w, e)
 		return
@@ -166,8 +166,18 @@ func (s *Server) refuse(w http.ResponseWriter, e *Error) {
 // retrying from fresh state after a store conflict. On any refusal nothing is stored.
 //
 // A long batch (streamMin events or more) on a store that is a [store.StreamAppender] is
-// parsed, reduced and stored in parts that overlap (stream.go); the answer is the same.
-func (s *Server) Append(ctx context.Context, org, runID string, lines [][]byte) (AppendResult, *Error) {
+// parsed, reduced and stored in parts that overlap (stream.go); the answer is the same. A
+// refusal is an *[Error] (the body the route would answer; use errors.As).
+func (s *Server) Append(ctx context.Context, org, runID string, lines [][]byte) (AppendResult, error) {
+	res, e := s.appendLines(ctx, org, runID, lines)
+	if e != nil {
+		return res, e
+	}
+	return res, nil
+}
+
+// appendLines is Append with the refusal's concrete type.
+func (s *Server) appendLines(ctx context.Context, org, runID string, lines [][]byte) (AppendResult, *Error) {
 	// Streaming pays when this is the only batch being appended: the store's writer then
 	// waits for nothing but this batch's parts. With others in flight, group commit already
 	// overlaps their parsing with the writer's inserts, and a stream would hold the writer

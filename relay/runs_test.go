@@ -3,6 +3,7 @@ package relay_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -598,5 +599,26 @@ func TestCheckpointMinInterval(t *testing.T) {
 	}
 	if after := h.checkSnapshot(relay.LocalOrg, "other"); !bytes.Equal(before, after) {
 		t.Fatal("a checkpoint changed what a reader gets")
+	}
+}
+
+// Append and PublishEnvelope return a nil error interface on success and an *relay.Error on a
+// refusal (no nil-pointer-in-interface trap).
+func TestProgrammaticRefusalsAreErrors(t *testing.T) {
+	h := newHarness(t)
+	ctx := t.Context()
+	if _, err := h.server.Append(ctx, relay.LocalOrg, "p", simpleRun("p", 1, false)); err != nil {
+		t.Fatalf("Append: %v", err)
+	}
+	_, err := h.server.Append(ctx, relay.LocalOrg, "p", [][]byte{[]byte(`{}`)})
+	var e *relay.Error
+	if !errors.As(err, &e) || e.Status != 400 || !e.HasIndex {
+		t.Fatalf("Append refusal: %#v", err)
+	}
+	if _, err := h.server.PublishEnvelope(ctx, relay.LocalOrg, env("notifications.agent.s", "agent", "x", "k")); err != nil {
+		t.Fatalf("PublishEnvelope: %v", err)
+	}
+	if _, err := h.server.PublishEnvelope(ctx, relay.LocalOrg, []byte(`{}`)); !errors.As(err, &e) || len(e.Problems) == 0 {
+		t.Fatalf("PublishEnvelope refusal: %#v", err)
 	}
 }

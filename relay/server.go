@@ -151,7 +151,9 @@ import (
 	"github.com/agentwire/agentwire/store"
 )
 
-// Config configures a [Server]. Store is required; zero values elsewhere take defaults.
+// Config configures a [Server]. Store is required. Every other zero value takes its default;
+// a feature that can be turned off (Heartbeat, StateCache, CheckpointMinInterval,
+// SweepInterval, BusPingInterval) is off with a negative value.
 type Config struct {
 	// Store persists the runs lane (and later the other lanes).
 	Store store.Store
@@ -169,7 +171,7 @@ type Config struct {
 	Logger *slog.Logger
 	// Metrics receives the series of GET /metrics (default NewMetrics()).
 	Metrics *Metrics
-	// Heartbeat is the SSE heartbeat-comment period (relay.md §2: 15 s).
+	// Heartbeat is the SSE heartbeat-comment period (relay.md §2: 15 s; negative: none).
 	Heartbeat time.Duration
 	// WriteTimeout bounds one SSE write (a stalled client is cut after it; default 30 s).
 	WriteTimeout time.Duration
@@ -202,8 +204,8 @@ type Config struct {
 	// matching in-process frame before it re-reads the store (default 250 ms).
 	StoreRecheck time.Duration
 	// Now is the relay's clock for bus `server_time`, deadlines and retention, envelope
-	// publish times and the sweeper (default time.Now). A store with its own clock (the sqlite
-	// backend's Options.Now) must be given the same one.
+	// publish times and the sweeper (default time.Now). A store that reads a clock itself
+	// (store.Clocked: the sqlite backend) is given this one by New when it is set.
 	Now func() time.Time
 	// SweepInterval is the period of the retention sweeper (expired bus messages and
 	// envelopes, questions past their deadline); default 1 minute, negative disables it
@@ -281,7 +283,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Metrics == nil {
 		cfg.Metrics = NewMetrics()
 	}
-	if cfg.Heartbeat <= 0 {
+	if cfg.Heartbeat == 0 {
 		cfg.Heartbeat = DefaultHeartbeat
 	}
 	if cfg.WriteTimeout <= 0 {
@@ -307,6 +309,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	} else if c, ok := cfg.Store.(store.Clocked); ok {
+		c.SetClock(cfg.Now)
 	}
 	if cfg.SweepInterval == 0 {
 		cfg.SweepInterval = DefaultSweepInterval
@@ -426,6 +430,16 @@ func (s *Server) openStream() (bool, *Error) {
 }
 
 func (s *Server) closeStream() { s.streams.Add(-1) }
+
+// heartbeat returns the SSE heartbeat ticker's channel and its stop (a nil channel when
+// Config.Heartbeat is negative: no heartbeats).
+func (s *Server) heartbeat() (<-chan time.Time, func()) {
+	if s.cfg.Heartbeat < 0 {
+		return nil, func() {}
+	}
+	t := time.NewTicker(s.cfg.Heartbeat)
+	return t.C, t.Stop
+}
 
 // now is the relay's clock (Config.Now).
 func (s *Server) now() time.Time { return s.cfg.Now() }

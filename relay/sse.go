@@ -506,8 +506,8 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *Princip
 		break
 	}
 
-	hb := time.NewTicker(s.cfg.Heartbeat)
-	defer hb.Stop()
+	hbC, hbStop := s.heartbeat()
+	defer hbStop()
 	for !ended() {
 		select {
 		case <-ovf:
@@ -551,7 +551,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *Princip
 					return
 				}
 			}
-		case <-hb.C:
+		case <-hbC:
 			c.comment("heartbeat")
 			if err := c.flush(); err != nil {
 				return

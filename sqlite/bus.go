@@ -505,7 +505,7 @@ func (s *Store) GetMessage(ctx context.Context, scope store.MessageScope, gid st
 	if err != nil {
 		return store.StoredMessage{}, s.readErr(err)
 	}
-	if !scope.Includes(*k) || !visible(r.expires, s.opts.Now().UnixNano()) {
+	if !scope.Includes(*k) || !visible(r.expires, s.now().UnixNano()) {
 		return store.StoredMessage{}, store.ErrNotFound
 	}
 	return r.message(), nil
@@ -530,7 +530,7 @@ func (s *Store) LookupClientMsg(ctx context.Context, org, instance, clientMsgID 
 	if err != nil {
 		return store.StoredMessage{}, s.readErr(err)
 	}
-	if !visible(r.expires, s.opts.Now().UnixNano()) {
+	if !visible(r.expires, s.now().UnixNano()) {
 		return store.StoredMessage{}, store.ErrNotFound
 	}
 	return r.message(), nil
@@ -616,7 +616,7 @@ func (s *Store) ReadMessages(ctx context.Context, stream store.StreamKey, q stor
 	if err != nil || !ok {
 		return nil, err
 	}
-	return s.readMessages(ctx, nil, stream, id, q, s.opts.Now().UnixNano())
+	return s.readMessages(ctx, nil, stream, id, q, s.now().UnixNano())
 }
 
 // ReadStream implements [store.BusStore.ReadStream]: the messages, task events and publishes
@@ -638,7 +638,7 @@ func (s *Store) ReadStream(ctx context.Context, stream store.StreamKey, q store.
 	if err != nil || !ok {
 		return nil, err
 	}
-	now := s.opts.Now().UnixNano()
+	now := s.now().UnixNano()
 	msgs, err := s.readMessages(ctx, tx, stream, id, q, now)
 	if err != nil {
 		return nil, err
@@ -692,7 +692,7 @@ func (s *Store) DueQuestions(ctx context.Context, now time.Time, limit int) ([]s
 	if s.isClosed() {
 		return nil, store.ErrClosed
 	}
-	rows, err := s.rd.dueQuestions.QueryContext(ctx, nanos(now), s.opts.Now().UnixNano(), limit)
+	rows, err := s.rd.dueQuestions.QueryContext(ctx, nanos(now), s.now().UnixNano(), limit)
 	if err != nil {
 		return nil, s.readErr(err)
 	}

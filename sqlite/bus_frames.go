@@ -390,7 +390,7 @@ func (s *Store) GetHandoff(ctx context.Context, org, handoffID string) (store.Ha
 		return store.Handoff{}, store.ErrClosed
 	}
 	var r hoRow
-	err := s.rdb.QueryRowContext(ctx, qHandoffByKey, org, handoffID, s.opts.Now().UnixNano()).Scan(r.dest()...)
+	err := s.rdb.QueryRowContext(ctx, qHandoffByKey, org, handoffID, s.now().UnixNano()).Scan(r.dest()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Handoff{}, store.ErrNotFound
 	}
@@ -408,7 +408,7 @@ func (s *Store) PendingHandoffs(ctx context.Context, org, toInstance, to string,
 	if s.isClosed() {
 		return nil, store.ErrClosed
 	}
-	rows, err := s.rdb.QueryContext(ctx, qPendingHandoffs, org, toInstance, to, nanos(now), s.opts.Now().UnixNano(), limit)
+	rows, err := s.rdb.QueryContext(ctx, qPendingHandoffs, org, toInstance, to, nanos(now), s.now().UnixNano(), limit)
 	if err != nil {
 		return nil, s.readErr(err)
 	}

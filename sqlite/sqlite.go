@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentwire/agentwire/store"
@@ -54,7 +55,8 @@ type Options struct {
 	// Now is the clock (default time.Now) for a run's createdAt/updatedAt, which the store
 	// clamps so that updatedAt never decreases across commits, and for deciding that a bus
 	// message has expired (store.BusStore: an expired message answers ErrNotFound). It is read
-	// once per write group and once per bus read.
+	// once per write group and once per bus read. A relay replaces it with its own
+	// (store.Clocked), so a relay's clock is set once, in relay.Config.Now.
 	Now func() time.Time
 
 	// OnCommit, when set, is called by the writer goroutine after each group transaction
@@ -81,6 +83,8 @@ type Store struct {
 	path string
 	opts Options
 	lock *fileLock
+	// clock is the current clock (opts.Now until SetClock).
+	clock atomic.Pointer[func() time.Time]
 
 	wdb  *sql.DB   // the single write connection's pool (max 1)
 	conn *sql.Conn // owned by the writer goroutine
@@ -126,6 +130,7 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{path: abs, opts: opts, lock: lock}
+	s.clock.Store(&opts.Now)
 	if err := s.open(); err != nil {
 		s.closeDBs()
 		lock.release()
@@ -213,6 +218,17 @@ func (s *Store) open() error {
 	go s.w.run()
 	return nil
 }
+
+// SetClock replaces the store's clock (Options.Now) with now (store.Clocked): a relay gives
+// the store its own, so the two never disagree.
+func (s *Store) SetClock(now func() time.Time) {
+	if now != nil {
+		s.clock.Store(&now)
+	}
+}
+
+// now reads the store's clock.
+func (s *Store) now() time.Time { return (*s.clock.Load())() }
 
 // Path returns the absolute path of the database file.
 func (s *Store) Path() string { return s.path }

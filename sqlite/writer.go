@@ -524,7 +524,7 @@ func (w *writer) commitGroup(group []writeOp) {
 
 	w.cache.discard(false)
 	// One commit instant for the whole group, never before the previous commit's.
-	wall := w.s.opts.Now().UnixNano()
+	wall := w.s.now().UnixNano()
 	g := groupState{now: max(wall, w.clock), wall: wall, updateSeq: w.updateSeq}
 	done := make([]bool, len(group)) // applied (until a group failure)
 	appended := 0

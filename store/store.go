@@ -25,6 +25,14 @@ type Store interface {
 	Close() error
 }
 
+// Clocked is implemented by a store that reads a clock itself (a run's createdAt/updatedAt,
+// whether a bus message has expired). relay.New gives it the relay's clock (relay.Config.Now),
+// so a relay's clock is set in one place and the store never disagrees with it.
+type Clocked interface {
+	// SetClock replaces the store's clock; a nil now changes nothing.
+	SetClock(now func() time.Time)
+}
+
 // RunStore persists the runs lane (relay.md §2 Runs, events.md §8): per run, its events in
 // logical-sequence order, its status and counters, and the latest checkpoint: a reducer
 // snapshot together with the logical sequence it covers. The snapshot grows with the run
