@@ -2,11 +2,13 @@ package relay_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/agentwire/agentwire/internal/localnet"
 	"github.com/agentwire/agentwire/relay"
 	"github.com/agentwire/agentwire/sqlite"
 )
@@ -363,4 +366,58 @@ func TestWireAnswersUseTheBody(t *testing.T) {
 			t.Errorf("%s: %d %s", c.name, status, body)
 		}
 	}
+}
+
+// FuzzScreen sends any HTTP/1.1 request net/http can parse to a local-mode relay. Whatever
+// the request: every answer of 400 or more is an error body; nothing is accepted from a
+// foreign Host or Origin, nor a POST without a JSON media type, nor a body with a
+// Content-Encoding (relay.md §1–§2).
+func FuzzScreen(f *testing.F) {
+	ev := string(ndjson(simpleRun("fz", 1, false)))
+	for _, seed := range []string{
+		"POST /v1/runs/fz/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-ndjson\r\n\r\n" + ev,
+		"POST /v1/runs/fz/events HTTP/1.1\r\nHost: evil.example\r\nContent-Type: application/x-ndjson\r\n\r\n" + ev,
+		"POST /v1/runs/fz/events HTTP/1.1\r\nHost: localhost\r\nOrigin: https://evil.example\r\nContent-Type: application/x-ndjson\r\n\r\n" + ev,
+		"POST /v1/messages HTTP/1.1\r\nHost: [::1]:7420\r\nContent-Type: text/plain\r\n\r\n{}",
+		"GET /v1/bus HTTP/1.1\r\nHost: localhost\r\nOrigin: null\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n",
+		"GET /v1/runs/../runs?limit=1&limit=2 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+		"POST /v1/notifications HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Encoding: gzip\r\nContent-Type: application/json\r\n\r\n{}",
+		"OPTIONS /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: http://localhost:3000\r\nAccess-Control-Request-Method: POST\r\n\r\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	h := newHarness(f)
+	handler := h.server.Handler()
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(raw)))
+		if err != nil {
+			return
+		}
+		if req.Header.Get("Upgrade") != "" || strings.Contains(req.URL.Path, "stream") || req.Header.Get("Accept") != "" {
+			return // long-lived streams and socket upgrades are not single answers
+		}
+		req.RemoteAddr = "127.0.0.1:1"
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, req)
+		code := rec.Code
+		if code >= 400 {
+			if _, err := relay.ParseErrorBody(code, rec.Body.Bytes()); err != nil {
+				t.Fatalf("%d without an error body (%v): %q", code, err, rec.Body.Bytes())
+			}
+			return
+		}
+		foreignHost := !localnet.HostIsLoopback(req.Host)
+		_, hasOrigin := req.Header["Origin"]
+		foreignOrigin := hasOrigin && !localnet.OriginIsLoopback(req.Header.Get("Origin"))
+		ct := req.Header.Get("Content-Type")
+		if foreignHost || foreignOrigin {
+			t.Fatalf("%d for Host %q Origin %q", code, req.Host, req.Header.Get("Origin"))
+		}
+		if req.Method == http.MethodPost && !strings.HasPrefix(ct, "application/json") && !strings.HasPrefix(ct, "application/x-ndjson") {
+			t.Fatalf("POST with Content-Type %q answered %d", ct, code)
+		}
+		if ce := req.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(strings.TrimSpace(ce), "identity") {
+			t.Fatalf("Content-Encoding %q answered %d", ce, code)
+		}
+	})
 }

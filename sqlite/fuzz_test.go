@@ -212,22 +212,44 @@ func FuzzEnvelopeDedupe(f *testing.F) {
 	}
 	ctx := context.Background()
 	const window = 72 * time.Hour
-	f.Fuzz(func(t *testing.T, ops []byte) {
-		// A fresh store per input: the stored clock and the sequence are store-wide.
-		s, err := sqlite.Open(filepath.Join(t.TempDir(), sqlite.DefaultFileName), sqlite.Options{})
-		if err != nil {
-			t.Fatal(err)
+	// A store serves storeInputs inputs (opening one per input cost most of the time): each
+	// input has orgs of its own, and starts its clock 20,000 hours after the previous input's,
+	// past anything an input can reach (at most 64 ops of ±128 hours), so the store-wide clock
+	// the store clamps to is below the input's first time; the store-wide sequence continues.
+	// Times stay below 2262 (nanoseconds since 1970 in an int64) with a fresh store every
+	// storeInputs inputs.
+	const storeInputs = 50
+	dir := f.TempDir()
+	var s *sqlite.Store
+	f.Cleanup(func() {
+		if s != nil {
+			s.Close()
 		}
-		defer s.Close()
-		orgs := []string{"a", "b"}
-		at := storetest.T0
+	})
+	var inputs, lastSeq int64
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		n := inputs % storeInputs // this input's place in its store
+		if n == 0 {
+			if s != nil {
+				s.Close()
+			}
+			var err error
+			if s, err = sqlite.Open(filepath.Join(dir, fmt.Sprintf("s%d.db", inputs)), sqlite.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			lastSeq = 0
+		}
+		inputs++
+		orgs := []string{fmt.Sprintf("a%d", inputs), fmt.Sprintf("b%d", inputs)}
+		at := storetest.T0.Add(time.Duration(n+1) * 20000 * time.Hour)
 		var clock time.Time
 		type orig struct {
 			seq int64
 			at  time.Time
 		}
 		latest := map[[2]string]orig{}
-		var stored int64
+		stored := lastSeq
+		defer func() { lastSeq = stored }()
 		for i := 0; i+1 < len(ops) && i < 128; i += 2 {
 			sel, dt := ops[i], int8(ops[i+1])
 			org := orgs[(sel>>2)%2]
@@ -249,7 +271,7 @@ func FuzzEnvelopeDedupe(f *testing.F) {
 			o, seen := latest[[2]string{org, id}]
 			wantDup := id != "" && seen && use.Sub(o.at) < window
 			if dup != wantDup {
-				t.Fatalf("op %d (%s %q at +%v): duplicate %v, want %v", i/2, org, id, use.Sub(storetest.T0), dup, wantDup)
+				t.Fatalf("op %d (%s %q at +%v): duplicate %v, want %v", i/2, org, id, use.Sub(clock), dup, wantDup)
 			}
 			if dup {
 				if got.Seq != o.seq || !got.StoredAt.Equal(o.at) {

@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentwire/agentwire/dispatch"
+	"github.com/agentwire/agentwire/internal/fuzzopt"
 	"github.com/agentwire/agentwire/jsonvalue"
 )
 
@@ -46,6 +48,8 @@ func agentwireBinary(t testing.TB) string {
 }
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	fuzzopt.BoundMinimize() // FuzzMCPCall runs a session round trip per input
 	code := m.Run()
 	if binPath != "" {
 		os.RemoveAll(filepath.Dir(binPath))
