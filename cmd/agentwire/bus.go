@@ -20,7 +20,7 @@ import (
 func init() { register(newBusCmd) }
 
 func newBusCmd() *cobra.Command {
-	cmd := groupCmd("bus", "Hive agent bus clients: send a message, listen to a channel (relay.md §2 Bus)")
+	cmd := groupCmd("bus", "Hive agent bus clients: send a message, listen to a channel")
 	cmd.AddCommand(newBusSendCmd(), newBusListenCmd())
 	return cmd
 }
@@ -58,11 +58,11 @@ func newBusSendCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "send --channel C|--swarm S --type TYPE --text T [--url U]",
 		Short: "Send one hive message (POST /v1/messages) and print its message.stored record",
-		Long: `Send one AgentMessageV1 (hive.md §2.6) to a relay over HTTP and print the relay's
-MessageStoredV1 answer as one JSON line. TYPE is question, offer, handoff, answer or finding.
-The message is validated locally first (hive.md §2.6): an invalid one prints its message and
-exits 1 without sending. A relay refusal prints the hive error's message and exits 1. A
-resend with the same --client-msg-id is answered with the original record (hive.md S9).`,
+		Long: `Send one hive agent message to a relay over HTTP and print the relay's message.stored
+record as one JSON line. TYPE is question, offer, handoff, answer or finding. The message is
+validated locally first: an invalid one prints its message and exits 1 without sending. A
+relay refusal prints the hive error's message and exits 1. A resend with the same
+--client-msg-id is answered with the original record.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := nonEmpty(cmd, "channel", "swarm", "from", "to", "to-instance", "reply-to", "deadline", "client-msg-id"); err != nil {

@@ -28,7 +28,7 @@ func newEnvelopeValidateCmd() *cobra.Command {
 		Use:   "validate [FILE|-]",
 		Short: "Decode each non-blank line (wire checks, then struct checks); print 'line N: <problem>' per problem",
 		Long: "Reads NDJSON envelopes from FILE or standard input. Each non-blank line goes through\n" +
-			"envelope.Decode (envelope.md §2.4): the wire checks for present-but-empty optional strings,\n" +
+			"the envelope decoder: the wire checks for present-but-empty optional strings,\n" +
 			"then the struct checks. Every problem of every invalid line is printed as\n" +
 			"'line N: <problem>', in order; the exit status is 1 if any line has a problem.",
 		Args: maxArgs(1),
@@ -68,7 +68,7 @@ func newEnvelopeValidateCmd() *cobra.Command {
 
 func newSubjectCmd() *cobra.Command {
 	var b strings.Builder
-	b.WriteString("Prints the subject a helper of envelope.md §3.5 builds from its arguments, and LF.\n")
+	b.WriteString("Prints the NATS subject a subject helper builds from its arguments, and LF.\n")
 	b.WriteString("KIND is the kebab-case of the Go helper name without the Subject suffix:\n\n")
 	for _, h := range envelope.SubjectHelpers() {
 		b.WriteString("  ")

@@ -37,7 +37,7 @@ func newHiveValidateCmd() *cobra.Command {
 	var typeName string
 	cmd := &cobra.Command{
 		Use:   "validate --type TYPE [FILE]",
-		Short: "Decode (hive.md §0.2) and validate one document per non-blank line",
+		Short: "Decode and validate one document per non-blank line",
 		Long: "Each non-blank line of FILE (or standard input for - or no FILE) is one JSON document of\n" +
 			"TYPE. It is decoded strictly and then validated; every invalid line prints\n" +
 			"`line N: <message>` and the exit code is 1. TYPE names: see 'agentwire hive types'.\n" +

@@ -19,7 +19,7 @@ import (
 func init() { register(newNotifyCmd) }
 
 func newNotifyCmd() *cobra.Command {
-	cmd := groupCmd("notify", "Notification lane clients: publish envelopes, stream them (relay.md §2 Notifications)")
+	cmd := groupCmd("notify", "Notification lane clients: publish envelopes, stream them")
 	cmd.AddCommand(newNotifyPublishCmd(), newNotifyStreamCmd())
 	return cmd
 }
@@ -29,11 +29,11 @@ func newNotifyPublishCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "publish [FILE|-] [--url U]",
 		Short: "Publish envelopes (one per non-blank line) with POST /v1/notifications",
-		Long: `Publish each non-blank line of FILE (or standard input) as one envelope (envelope.md) to
+		Long: `Publish each non-blank line of FILE (or standard input) as one Envoy envelope to
 a relay. For each published envelope the relay's answer is printed as one line:
 {"duplicate":false,"seq":N}, or {"duplicate":true,"seq":N} with the original's seq when its
 dedupe key names its event and it was published within 72 h. A refused envelope prints one
-'line N: <message>' per problem (envelope.md §2 order, then the relay's subject checks); the
+'line N: <message>' per problem (the envelope's checks in order, then the relay's subject checks); the
 other lines are still published, and the exit code is 1.`,
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

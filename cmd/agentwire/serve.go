@@ -46,6 +46,7 @@ type serveOptions struct {
 	js        jetstreamFlags
 	noViewer  bool
 	stateMem  string
+	streams   int
 }
 
 // serveEnv maps each flag to its environment variable; an explicitly given flag wins.
@@ -66,6 +67,7 @@ var serveEnv = map[string]string{
 	"checkpoint-interval": "AGENTWIRE_CHECKPOINT_INTERVAL",
 	"allow-origin":        "AGENTWIRE_ALLOW_ORIGIN",
 	"state-cache":         "AGENTWIRE_STATE_CACHE",
+	"max-streams":         "AGENTWIRE_MAX_STREAMS",
 	// The jetstream store (serve_jetstream.go).
 	"nats-creds":       "AGENTWIRE_NATS_CREDS",
 	"nats-replicas":    "AGENTWIRE_NATS_REPLICAS",
@@ -78,8 +80,8 @@ func newServeCmd() *cobra.Command {
 	var o serveOptions
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Run the relay: runs (SSE), bus (WebSocket) and notification lanes on an embedded SQLite store or on NATS JetStream (relay.md)",
-		Long: `Run the agentwire relay (spec relay.md).
+		Short: "Run the relay: runs (SSE), bus (WebSocket) and notification lanes on an embedded SQLite store or on NATS JetStream",
+		Long: `Run the agentwire relay.
 
 With no flags it stores its data in ./agentwire-data (SQLite file agentwire.db), listens on
 127.0.0.1:7420 in local mode (no tokens, org "local", loopback only) and prints its URL.
@@ -108,6 +110,7 @@ a flag given on the command line wins. SIGINT or SIGTERM stops it gracefully.`,
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.DurationVar(&o.busPing, "bus-ping", relay.DefaultBusPingInterval, "how often each bus WebSocket is pinged (0 or negative: never)")
 	f.DurationVar(&o.busPong, "bus-pong", relay.DefaultBusPingTimeout, "how long a bus ping waits for its pong before the socket is closed (0: the default)")
+	f.IntVar(&o.streams, "max-streams", relay.DefaultMaxStreams, "most SSE streams and bus WebSockets open at once; more are answered 429")
 	f.StringVar(&o.stateMem, "state-cache", "256MiB", "memory for run states kept between batches (bytes, or with KiB/MiB/GiB; 0: keep none); finished runs are dropped first and reloaded on demand")
 	f.StringSliceVar(&o.origins, "allow-origin", nil, "with --auth: a browser origin (https://host[:port]) besides loopback ones and the relay's own whose pages may call the relay; repeat or separate with commas")
 	f.BoolVar(&o.noViewer, "no-viewer", false, "do not serve the web viewer at / (the API stays under /v1/)")
@@ -202,6 +205,9 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 		if stateCache, err = parseSize(o.stateMem); err != nil {
 			return usageError("invalid --state-cache: %v", err)
 		}
+	}
+	if o.streams < 0 {
+		return usageError("invalid --max-streams %d: must be positive", o.streams)
 	}
 	if o.maxBatch <= 0 {
 		return usageError("invalid --max-batch %d: must be positive", o.maxBatch)

@@ -85,8 +85,8 @@ func newToolsCheckCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "check NAME [ARGS_JSON | -]",
 		Short: "Run the strict parse of a tool call: silent exit 0 when valid, the refusal text and exit 1 otherwise",
-		Long: "Runs the strict parse of dispatch-tools.md §2.3, including the tool's cross-field rule (not the\n" +
-			"executor checks of §8). ARGS_JSON is the argument object as JSON text; '-' or no argument reads it\n" +
+		Long: "Runs the strict parse of a tool call, including the tool's cross-field rule (not the\n" +
+			"executor's checks). ARGS_JSON is the argument object as JSON text; '-' or no argument reads it\n" +
 			"from standard input. Empty input is an absent payload ({}). Malformed JSON is a usage error (exit 2).",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
