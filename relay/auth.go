@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/agentwire/agentwire/jsonvalue"
 	"github.com/agentwire/agentwire/store"
@@ -57,7 +58,12 @@ type Principal struct {
 	Owner         string // empty when absent
 	Plan          string // "team" (the default) or "personal"
 	Swarms        []Swarm
-	rights        uint8
+	// ExpiresAt is the entry's `expires_at`; zero when it has none (and in local mode).
+	ExpiresAt time.Time
+	rights    uint8
+	// token is the SHA-256 of the bearer token the request presented (zero in local mode):
+	// what an open stream is checked against when the auth file changes (revoke.go).
+	token [sha256.Size]byte
 }
 
 // Has reports whether the principal holds right r; `admin` holds them all.
@@ -122,7 +128,7 @@ func LoadAuth(path string) (*Auth, error) {
 // entries or an object `{"tokens":[…], "sealed_vaults"?:[…]}`. Each token entry is
 //
 //	{"token_sha256": "<64 hex digits>", "org": "…", "instance_id": "…", "instance_label": "…",
-//	 "owner"?: "…", "plan"?: "team"|"personal",
+//	 "owner"?: "…", "plan"?: "team"|"personal", "expires_at"?: "<RFC 3339 time>",
 //	 "swarms"?: [{"swarm_id": "…", "handle": "…", "reputation": <number>}],
 //	 "rights": ["runs.write", "runs.read", "bus.relay", "notify.publish", "notify.subscribe", "admin"]}
 //
@@ -223,6 +229,13 @@ func parseToken(path string, item any) (authToken, error) {
 			}
 		case "swarms":
 			p.Swarms, err = parseSwarms(path+".swarms", m.Value)
+		case "expires_at":
+			var v string
+			if v, err = str(m.Name, m.Value, true); err == nil {
+				if p.ExpiresAt, err = time.Parse(time.RFC3339, v); err != nil {
+					err = fmt.Errorf("%s.expires_at must be an RFC 3339 time (2026-12-31T23:59:59Z), got %q", path, v)
+				}
+			}
 		case "rights":
 			arr, ok := m.Value.([]any)
 			if !ok {
@@ -314,26 +327,40 @@ func HashToken(token string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// authenticate resolves the request's bearer token. The token is hashed and compared with
-// every entry in constant time (no early exit), so the answer time does not depend on which
-// entry, if any, matched.
-func (a *Auth) authenticate(r *http.Request) (*Principal, *Error) {
+// authenticate resolves the request's bearer token at time now. The token is hashed and
+// compared with every entry in constant time (no early exit), so the answer time does not
+// depend on which entry, if any, matched. An expired entry is an unknown token (relay.md §1
+// "Token lifetime"). The principal returned is a copy carrying the token's hash.
+func (a *Auth) authenticate(r *http.Request, now time.Time) (*Principal, *Error) {
 	h := r.Header.Get("Authorization")
 	scheme, token, ok := strings.Cut(h, " ")
 	if h == "" || !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
 		return nil, newError(CodeUnauthorized, "A bearer token is required.")
 	}
 	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
+	found := a.lookup(sum)
+	if found == nil || found.expired(now) {
+		return nil, newError(CodeUnauthorized, "The bearer token is not valid.")
+	}
+	p := *found
+	p.token = sum
+	return &p, nil
+}
+
+// lookup returns the entry of a token hash, comparing with every entry in constant time.
+func (a *Auth) lookup(sum [sha256.Size]byte) *Principal {
 	var found *Principal
 	for i := range a.tokens {
 		if subtle.ConstantTimeCompare(sum[:], a.tokens[i].hash[:]) == 1 {
 			found = a.tokens[i].principal
 		}
 	}
-	if found == nil {
-		return nil, newError(CodeUnauthorized, "The bearer token is not valid.")
-	}
-	return found, nil
+	return found
+}
+
+// expired reports whether the entry's expires_at has passed at now.
+func (p *Principal) expired(now time.Time) bool {
+	return !p.ExpiresAt.IsZero() && !now.Before(p.ExpiresAt)
 }
 
 // CheckListenAddress enforces local mode's binding rule (relay.md §1): without an auth file

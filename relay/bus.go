@@ -534,10 +534,10 @@ func writeBusError(w http.ResponseWriter, e *BusError) {
 // orgHasInstance reports whether instance is an instance of org: a token of the auth file, or
 // the local instance in local mode (S7 `to_instance`).
 func (s *Server) orgHasInstance(org, instance string) bool {
-	if s.auth == nil {
+	if s.local {
 		return org == LocalOrg && instance == LocalOrg
 	}
-	for _, t := range s.auth.tokens {
+	for _, t := range s.auth.Load().tokens {
 		if t.principal.Org == org && t.principal.InstanceID == instance {
 			return true
 		}
@@ -554,12 +554,12 @@ type swarmMember struct {
 // swarmMembers returns the distinct instances that are members of swarmID whose handle is
 // handle (every member when handle is "").
 func (s *Server) swarmMembers(swarmID, handle string) []swarmMember {
-	if s.auth == nil {
+	if s.local {
 		return nil
 	}
 	var out []swarmMember
 	seen := map[instKey]bool{}
-	for _, t := range s.auth.tokens {
+	for _, t := range s.auth.Load().tokens {
 		p := t.principal
 		for _, sw := range p.Swarms {
 			k := instKey{p.Org, p.InstanceID}

@@ -105,7 +105,7 @@ func (a *Auth) Sealed(org, vaultID string) (epoch uint64, ok bool) {
 
 // checkSealed applies S17 to an org message of principal p in vault.
 func (s *Server) checkSealed(p *Principal, vault string, m *hive.AgentMessageV1) *BusError {
-	epoch, sealed := s.auth.Sealed(p.Org, vault)
+	epoch, sealed := s.auth.Load().Sealed(p.Org, vault)
 	switch {
 	case sealed && m.Body != nil:
 		return newBusError(hive.HiveErrorCodeInvalidRequest, "body", hive.ReasonSealedVault, MsgSealedVault)

@@ -140,6 +140,11 @@ func (s *Server) handleBusSocket(w http.ResponseWriter, r *http.Request, p *Prin
 		return
 	}
 	s.metrics.busSockets.Inc()
+	g := s.holdGrant(p, RightBusRelay)
+	defer s.dropGrant(g)
+	if g != nil {
+		go sock.revokeOn(g)
+	}
 	writerDone := make(chan struct{})
 	go func() {
 		defer close(writerDone)
@@ -163,6 +168,23 @@ func (s *Server) handleBusSocket(w http.ResponseWriter, r *http.Request, p *Prin
 	_ = conn.CloseNow()
 	sock.teardown()
 	s.metrics.busSockets.Dec()
+}
+
+// revokeOn closes the socket with 1008 and the reason when its grant is revoked (revoke.go):
+// the close goes after the frames already queued, or at once when the queue is full.
+func (sock *busSocket) revokeOn(g *grant) {
+	select {
+	case <-sock.ctx.Done():
+		return
+	case <-g.end:
+	}
+	sock.s.log.LogAttrs(sock.ctx, slog.LevelInfo, "bus socket revoked", slog.String("instance", sock.p.InstanceID), slog.String("reason", g.reason))
+	select {
+	case sock.out <- outFrame{close: &closeReq{websocket.StatusPolicyViolation, g.reason}}:
+	default:
+		_ = sock.conn.Close(websocket.StatusPolicyViolation, g.reason)
+		sock.cancel()
+	}
 }
 
 // teardown unfollows every stream, withdraws the socket's announcements and announces its

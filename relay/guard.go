@@ -131,15 +131,15 @@ func (s *Server) screenRequest(r *http.Request) *Error {
 	if headBytes(r) > s.limits.MaxHeaderBytes {
 		return newError(CodeInvalidRequest, "The request line and headers exceed the limit of %d bytes.", s.limits.MaxHeaderBytes).withStatus(http.StatusRequestHeaderFieldsTooLarge)
 	}
-	if s.auth == nil && !localnet.HostIsLoopback(r.Host) {
+	if s.local && !localnet.HostIsLoopback(r.Host) {
 		return newError(CodeForbidden, "Host %q is not a loopback name or address: without --auth the relay answers only localhost, 127.0.0.0/8 and [::1].", clip(r.Host)).withField("Host")
 	}
 	if origin, ok := r.Header["Origin"]; ok {
 		if len(origin) != 1 {
 			return newError(CodeForbidden, "Origin must be given once.").withField("Origin")
 		}
-		if !s.originAllowed(origin[0], r.Host) {
-			if s.auth == nil {
+		if !s.originAllowed(r, origin[0]) {
+			if s.local {
 				return newError(CodeForbidden, "Origin %q is not allowed: without --auth the relay answers only pages served from a loopback address.", clip(origin[0])).withField("Origin")
 			}
 			return newError(CodeForbidden, "Origin %q is not allowed: list it with --allow-origin.", clip(origin[0])).withField("Origin")
@@ -223,13 +223,17 @@ func onlyParams(r *http.Request, names []string, bus bool) *Error {
 }
 
 // originAllowed applies the Origin rule: a loopback origin, the relay's own origin (the
-// viewer it serves, relevant in auth mode where Host is any name), or a listed one.
-func (s *Server) originAllowed(origin, host string) bool {
+// viewer it serves, relevant in auth mode where Host is any name; behind a trusted proxy also
+// in the forwarded scheme), or a listed one.
+func (s *Server) originAllowed(r *http.Request, origin string) bool {
 	if localnet.OriginIsLoopback(origin) {
 		return true
 	}
-	if s.auth != nil && localnet.SameOrigin(origin, host) {
-		return true
+	if !s.local && localnet.SameOrigin(origin, r.Host) {
+		fwd := strings.ToLower(strings.TrimSpace(r.Header.Get("X-Forwarded-Proto")))
+		if !s.cfg.TrustProxy || fwd == "" || strings.HasPrefix(strings.ToLower(origin), fwd+"://") {
+			return true
+		}
 	}
 	return s.listedOrigin(origin)
 }

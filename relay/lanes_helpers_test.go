@@ -130,11 +130,19 @@ type sseStream struct {
 // headers (the subscription exists then).
 func (h *harness) openStream(token, query, lastEventID string) *sseStream {
 	h.t.Helper()
+	return h.openSSE(token, "/v1/notifications/stream?"+query, lastEventID)
+}
+
+// openSSE opens any SSE route (path with its query); it returns once the relay answered the
+// headers.
+func (h *harness) openSSE(token, path, lastEventID string) *sseStream {
+	h.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, err := http.NewRequestWithContext(ctx, "GET", h.http.URL+"/v1/notifications/stream?"+query, nil)
+	req, err := http.NewRequestWithContext(ctx, "GET", h.http.URL+path, nil)
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	req.Header.Set("Accept", relay.MediaSSE)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
@@ -149,7 +157,7 @@ func (h *harness) openStream(token, query, lastEventID string) *sseStream {
 		defer resp.Body.Close()
 		var b strings.Builder
 		_, _ = bufio.NewReader(resp.Body).WriteTo(&b)
-		h.t.Fatalf("stream %s: %d %s", query, resp.StatusCode, b.String())
+		h.t.Fatalf("stream %s: %d %s", path, resp.StatusCode, b.String())
 	}
 	s := &sseStream{t: h.t, frames: make(chan relay.SSEFrame, 4096), cancel: cancel, done: make(chan error, 1)}
 	go func() {
@@ -163,6 +171,27 @@ func (h *harness) openStream(token, query, lastEventID string) *sseStream {
 	}()
 	h.t.Cleanup(cancel)
 	return s
+}
+
+// final returns the last comment of a stream that ends within timeout (it fails when the
+// stream goes on).
+func (s *sseStream) final(timeout time.Duration) string {
+	s.t.Helper()
+	deadline := time.After(timeout)
+	last := ""
+	for {
+		select {
+		case f, ok := <-s.frames:
+			if !ok {
+				return last
+			}
+			if f.Comment != "" && f.Comment != "heartbeat" {
+				last = f.Comment
+			}
+		case <-deadline:
+			s.t.Fatalf("stream still open after %v", timeout)
+		}
+	}
 }
 
 // next returns the next non-comment frame, failing after a generous timeout.

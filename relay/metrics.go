@@ -37,6 +37,8 @@ type Metrics struct {
 	stateCacheRuns      prometheus.Gauge
 	stateCacheEvictions prometheus.Counter
 
+	revoked prometheus.Counter
+
 	// Bus and notification lanes (relay.md §2 Operations: counted like the runs lane).
 	envelopes  *prometheus.CounterVec
 	messages   *prometheus.CounterVec
@@ -143,7 +145,11 @@ func NewMetrics() *Metrics {
 		Name: "agentwire_state_cache_evictions_total",
 		Help: "Reducer states dropped to keep the cache within its byte budget (finished runs first); a dropped run is reloaded from its checkpoint on demand.",
 	})
-	reg.MustRegister(m.stateCacheBytes, m.stateCacheRuns, m.stateCacheEvictions)
+	m.revoked = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "agentwire_streams_revoked_total",
+		Help: "Streams and bus sockets ended because their token was removed, expired or lost the right.",
+	})
+	reg.MustRegister(m.stateCacheBytes, m.stateCacheRuns, m.stateCacheEvictions, m.revoked)
 	reg.MustRegister(m.checkpoints, m.checkpointErrors)
 	reg.MustRegister(m.envelopes, m.messages, m.busSockets, m.receipts, m.sweeps)
 	reg.MustRegister(m.requests, m.ingested, m.streamed, m.duplicates, m.refusals, m.conflicts, m.subscribers,

@@ -593,6 +593,8 @@ func (s *Server) handleNotificationStream(w http.ResponseWriter, r *http.Request
 		return
 	}
 	defer s.closeStream()
+	g := s.holdGrant(p, RightNotifySubscribe)
+	defer s.dropGrant(g)
 	sub := &envSubscriber{match: matcher(q.subjects), live: make(chan liveEnvelope, s.limits.SubscriberQueue),
 		maxBytes: s.limits.SubscriberQueueBytes, overflow: make(chan struct{})}
 	// Subscribe before the first read so that nothing committed after it is missed.
@@ -632,6 +634,10 @@ func (s *Server) handleNotificationStream(w http.ResponseWriter, r *http.Request
 			return
 		case <-s.shutdown:
 			st.comment("agentwire: server shutting down; last delivered id: " + strconv.FormatInt(st.cursor, 10))
+			_ = st.flush()
+			return
+		case <-g.ended():
+			st.comment("agentwire: disconnected: " + g.reason + "; last delivered id: " + strconv.FormatInt(st.cursor, 10))
 			_ = st.flush()
 			return
 		case <-sub.overflow:

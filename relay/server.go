@@ -137,6 +137,7 @@ package relay
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -161,6 +162,14 @@ type Config struct {
 	Auth *Auth
 	// Limits are relay.md §3's bounds.
 	Limits Limits
+	// TLS, when set, makes Serve answer HTTPS (and WSS) on its listener with this
+	// configuration (`--tls-cert`/`--tls-key`; a GetCertificate that re-reads the pair lets a
+	// certificate change without a restart). The relay speaks HTTP/1.1 over it.
+	TLS *tls.Config
+	// TrustProxy honours X-Forwarded-Proto and X-Forwarded-For from a TLS-terminating proxy in
+	// front (`--trust-proxy`): logs name the forwarded client address and scheme, and an
+	// Origin must match the forwarded scheme to count as the relay's own.
+	TrustProxy bool
 	// AllowOrigins lists the browser origins (`https://viewer.example:8443`) besides loopback
 	// ones and the relay's own that may call the relay in auth mode (`--allow-origin`): their
 	// requests pass the Origin check and get CORS headers, and their preflights are answered.
@@ -215,6 +224,10 @@ type Config struct {
 	// control frame, answered by the client's WebSocket library while it reads); default 30 s,
 	// negative disables the pings.
 	BusPingInterval time.Duration
+	// AuthRecheck is how often the open streams and sockets are checked against the auth
+	// file (an expires_at that passed); a replaced file (SetAuth) is checked at once. Default
+	// 1 s.
+	AuthRecheck time.Duration
 	// BusPingTimeout is how long a ping may wait for its pong; a socket that does not answer in
 	// time (a dead peer, or a client that stopped reading) is closed. Default 15 s.
 	BusPingTimeout time.Duration
@@ -243,8 +256,11 @@ const (
 // Server is the relay. Create it with [New]; serve it with [Server.Serve] or mount
 // [Server.Handler]; stop it with [Server.Shutdown].
 type Server struct {
-	store   store.Store
-	auth    *Auth
+	store store.Store
+	// local is local mode (no Config.Auth); auth is the current auth file (nil in local
+	// mode), replaced by SetAuth.
+	local   bool
+	auth    atomic.Pointer[Auth]
 	limits  Limits
 	log     *slog.Logger
 	metrics *Metrics
@@ -258,6 +274,10 @@ type Server struct {
 	appending atomic.Int32
 	// streams counts the open SSE streams and bus sockets (Limits.MaxStreams).
 	streams atomic.Int64
+	// grants are the open streams' authorizations; recheck asks the grant checker to run
+	// now (revoke.go).
+	grants  grants
+	recheck chan struct{}
 	fan     *fanout
 	notify  *notifyLane
 	bus     *busLane
@@ -318,6 +338,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.BusPingInterval == 0 {
 		cfg.BusPingInterval = DefaultBusPingInterval
 	}
+	if cfg.AuthRecheck <= 0 {
+		cfg.AuthRecheck = DefaultAuthRecheck
+	}
 	if cfg.BusPingTimeout <= 0 {
 		cfg.BusPingTimeout = DefaultBusPingTimeout
 	}
@@ -338,7 +361,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		store:        cfg.Store,
-		auth:         cfg.Auth,
+		local:        cfg.Auth == nil,
 		limits:       cfg.Limits,
 		log:          cfg.Logger,
 		metrics:      cfg.Metrics,
@@ -349,7 +372,10 @@ func New(cfg Config) (*Server, error) {
 		notify:       newNotifyLane(),
 		bus:          newBusLane(),
 		shutdown:     make(chan struct{}),
+		grants:       grants{set: map[*grant]struct{}{}},
+		recheck:      make(chan struct{}, 1),
 	}
+	s.auth.Store(cfg.Auth)
 	if cfg.Viewer != nil {
 		s.viewer = s.instrument("viewer", cfg.Viewer)
 	}
@@ -359,6 +385,7 @@ func New(cfg Config) (*Server, error) {
 	s.fan.watch = s.watchStore
 	s.startCheckpointer()
 	s.startSweeper()
+	s.startGrantChecker()
 	return s, nil
 }
 
@@ -390,6 +417,12 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.httpSrv = srv
 	s.mu.Unlock()
+	if s.cfg.TLS != nil {
+		// The canned-answer rewrite (wire.go) sits above TLS, where it sees plain text.
+		cfg := s.cfg.TLS.Clone()
+		cfg.NextProtos = []string{"http/1.1"}
+		ln = tls.NewListener(ln, cfg)
+	}
 	err := srv.Serve(wireListener{Listener: ln, maxHeader: s.limits.MaxHeaderBytes})
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
@@ -556,9 +589,9 @@ func (s *Server) guarded(rt route) http.Handler {
 // right, the same on every lane (relay.md §2).
 func (s *Server) authorize(r *http.Request, right Right) (*Principal, *Error) {
 	p := LocalPrincipal()
-	if s.auth != nil {
+	if !s.local {
 		var e *Error
-		if p, e = s.auth.authenticate(r); e != nil {
+		if p, e = s.auth.Load().authenticate(r, s.now()); e != nil {
 			return nil, e
 		}
 	}
@@ -580,14 +613,35 @@ func (s *Server) instrument(route string, h http.Handler) http.Handler {
 			}
 			s.metrics.request(route, code)
 			if s.log.Enabled(r.Context(), slog.LevelDebug) {
+				client, scheme := s.clientOf(r)
 				s.log.LogAttrs(r.Context(), slog.LevelDebug, "request",
 					slog.String("method", r.Method), slog.String("route", route),
 					slog.String("path", r.URL.Path), slog.Int("status", code),
+					slog.String("client", client), slog.String("scheme", scheme),
 					slog.Duration("duration", time.Since(start)))
 			}
 		}()
 		h.ServeHTTP(sw, r)
 	})
+}
+
+// clientOf returns the request's client address and scheme: the connection's, or with
+// Config.TrustProxy the first X-Forwarded-For address and X-Forwarded-Proto when present.
+func (s *Server) clientOf(r *http.Request) (client, scheme string) {
+	client, scheme = r.RemoteAddr, "http"
+	if s.cfg.TLS != nil || r.TLS != nil {
+		scheme = "https"
+	}
+	if s.cfg.TrustProxy {
+		if f := r.Header.Get("X-Forwarded-For"); f != "" {
+			first, _, _ := strings.Cut(f, ",")
+			client = strings.TrimSpace(first)
+		}
+		if p := strings.ToLower(strings.TrimSpace(r.Header.Get("X-Forwarded-Proto"))); p == "http" || p == "https" {
+			scheme = p
+		}
+	}
+	return client, scheme
 }
 
 // handleHealth answers GET /healthz: 200 when the store answers (relay.md §2 Operations).

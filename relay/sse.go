@@ -441,6 +441,8 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *Princip
 		return
 	}
 	defer s.closeStream()
+	g := s.holdGrant(p, RightRunsRead)
+	defer s.dropGrant(g)
 	key := runKey{p.Org, runID}
 	// Subscribe before the first read, so nothing committed after it is missed.
 	sub := s.fan.subscribe(key, s.limits.SubscriberQueue, s.limits.SubscriberQueueBytes)
@@ -520,6 +522,10 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *Princip
 			return
 		case <-s.shutdown:
 			c.comment("agentwire: server shutting down; last delivered id: " + strconv.FormatInt(c.cursor, 10))
+			_ = c.flush()
+			return
+		case <-g.ended():
+			c.comment("agentwire: disconnected: " + g.reason + "; last delivered id: " + strconv.FormatInt(c.cursor, 10))
 			_ = c.flush()
 			return
 		case <-ovf:

@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -33,11 +35,13 @@ const defaultRelayURL = "http://127.0.0.1:7420"
 type clientFlags struct {
 	url   string
 	token string
+	ca    string
 }
 
 func (c *clientFlags) add(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&c.url, "url", "", "relay URL (default $AGENTWIRE_URL or "+defaultRelayURL+")")
+	cmd.Flags().StringVar(&c.url, "url", "", "relay URL, http:// or https:// (default $AGENTWIRE_URL or "+defaultRelayURL+")")
 	cmd.Flags().StringVar(&c.token, "token", "", "bearer token (default $AGENTWIRE_TOKEN)")
+	cmd.Flags().StringVar(&c.ca, "ca", "", "PEM file of the certificate authority that signed the relay's TLS certificate, when it is not one the system trusts (default $AGENTWIRE_CA)")
 }
 
 // Reaching the relay. A relay that refuses connections, or whose address swallows them, must not
@@ -81,6 +85,21 @@ func (c *clientFlags) clientWithNotes(prog *progress) (*relay.Client, error) {
 	// default 4 KiB ones.
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.WriteBufferSize = 64 << 10
+	ca := c.ca
+	if ca == "" {
+		ca = os.Getenv("AGENTWIRE_CA")
+	}
+	if ca != "" {
+		pem, err := os.ReadFile(ca)
+		if err != nil {
+			return nil, usageError("cannot read --ca: %v", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, usageError("--ca %s holds no PEM certificate", ca)
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
 	dialer := &net.Dialer{Timeout: connectTimeout, KeepAlive: 30 * time.Second}
 	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		if prog == nil || !prog.enabled {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -47,6 +48,9 @@ type serveOptions struct {
 	noViewer  bool
 	stateMem  string
 	streams   int
+	tlsCert   string
+	tlsKey    string
+	trustPrx  bool
 }
 
 // serveEnv maps each flag to its environment variable; an explicitly given flag wins.
@@ -68,6 +72,9 @@ var serveEnv = map[string]string{
 	"allow-origin":        "AGENTWIRE_ALLOW_ORIGIN",
 	"state-cache":         "AGENTWIRE_STATE_CACHE",
 	"max-streams":         "AGENTWIRE_MAX_STREAMS",
+	"tls-cert":            "AGENTWIRE_TLS_CERT",
+	"tls-key":             "AGENTWIRE_TLS_KEY",
+	"trust-proxy":         "AGENTWIRE_TRUST_PROXY",
 	// The jetstream store (serve_jetstream.go).
 	"nats-creds":       "AGENTWIRE_NATS_CREDS",
 	"nats-replicas":    "AGENTWIRE_NATS_REPLICAS",
@@ -110,6 +117,9 @@ a flag given on the command line wins. SIGINT or SIGTERM stops it gracefully.`,
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.DurationVar(&o.busPing, "bus-ping", relay.DefaultBusPingInterval, "how often each bus WebSocket is pinged (0 or negative: never)")
 	f.DurationVar(&o.busPong, "bus-pong", relay.DefaultBusPingTimeout, "how long a bus ping waits for its pong before the socket is closed (0: the default)")
+	f.StringVar(&o.tlsCert, "tls-cert", "", "PEM certificate (chain) to serve HTTPS and WSS with, with --tls-key; re-read on SIGHUP")
+	f.StringVar(&o.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
+	f.BoolVar(&o.trustPrx, "trust-proxy", false, "a TLS-terminating proxy is in front: honour its X-Forwarded-Proto and X-Forwarded-For in logs and origin checks")
 	f.IntVar(&o.streams, "max-streams", relay.DefaultMaxStreams, "most SSE streams and bus WebSockets open at once; more are answered 429")
 	f.StringVar(&o.stateMem, "state-cache", "256MiB", "memory for run states kept between batches (bytes, or with KiB/MiB/GiB; 0: keep none); finished runs are dropped first and reloaded on demand")
 	f.StringSliceVar(&o.origins, "allow-origin", nil, "with --auth: a browser origin (https://host[:port]) besides loopback ones and the relay's own whose pages may call the relay; repeat or separate with commas")
@@ -229,6 +239,15 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 	if err := relay.CheckListenAddress(o.addr, auth != nil); err != nil {
 		return usageError("%v", err)
 	}
+	var certs *certReloader
+	switch {
+	case (o.tlsCert == "") != (o.tlsKey == ""):
+		return usageError("--tls-cert and --tls-key go together")
+	case o.tlsCert != "":
+		if certs, err = newCertReloader(o.tlsCert, o.tlsKey); err != nil {
+			return usageError("cannot use --tls-cert/--tls-key: %v", err)
+		}
+	}
 	if err := os.MkdirAll(o.data, 0o750); err != nil {
 		return usageError("cannot create data directory: %v", err)
 	}
@@ -256,7 +275,9 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 	srv, err := relay.New(relay.Config{
 		Store:        st,
 		Auth:         auth,
-		Limits:       relay.Limits{MaxBody: maxBody, MaxEvent: int(maxEvent), MaxBatch: o.maxBatch},
+		Limits:       relay.Limits{MaxBody: maxBody, MaxEvent: int(maxEvent), MaxBatch: o.maxBatch, MaxStreams: o.streams},
+		TLS:          tlsConfig(certs),
+		TrustProxy:   o.trustPrx,
 		AllowOrigins: o.origins,
 		StateCache:   stateCache,
 		Logger:       log,
@@ -278,12 +299,23 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 		return &exitError{code: 1, msg: fmt.Sprintf("cannot listen: %v", err)}
 	}
 	url := "http://" + ln.Addr().String()
+	if certs != nil {
+		url = "https://" + ln.Addr().String()
+	}
 	mode := "local mode"
 	if auth != nil {
 		mode = fmt.Sprintf("auth file %s, %d tokens", o.auth, auth.Len())
 	}
 	fmt.Fprintf(stdout, "agentwire relay serving %s (data %s, %s)\n", url, st.Path(), mode)
 	log.Info("relay started", "url", url, "store", o.store, "db", st.Path(), "auth", auth != nil)
+	if auth != nil && certs == nil && !o.trustPrx && !loopbackAddr(o.addr) {
+		log.Warn("bearer tokens travel in clear text: serve HTTPS with --tls-cert and --tls-key, or put a TLS-terminating proxy in front and pass --trust-proxy", "addr", o.addr)
+	}
+	if auth != nil || certs != nil {
+		wctx, stopWatch := context.WithCancel(ctx)
+		defer stopWatch()
+		go watchReloads(wctx, srv, o.auth, certs, log)
+	}
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -305,6 +337,27 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 	}
 	log.Info("relay stopped")
 	return nil
+}
+
+// tlsConfig is the relay's TLS configuration, nil without --tls-cert.
+func tlsConfig(c *certReloader) *tls.Config {
+	if c == nil {
+		return nil
+	}
+	return c.config()
+}
+
+// loopbackAddr reports whether a listen address binds loopback only.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // pingInterval maps a duration flag where 0 (or less) means "off" (--bus-ping,
