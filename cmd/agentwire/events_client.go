@@ -114,6 +114,19 @@ func (c *clientFlags) clientWithNotes(prog *progress) (*relay.Client, error) {
 	return &relay.Client{BaseURL: u, Token: tok, HTTP: &http.Client{Transport: tr}}, nil
 }
 
+// tlsRefused reports whether err is a TLS failure a retry cannot change: a certificate the
+// client does not trust (see --ca) or that names another host, or a relay that answers in
+// plain HTTP on an https:// URL.
+func tlsRefused(err error) bool {
+	var verify *tls.CertificateVerificationError
+	var unknown x509.UnknownAuthorityError
+	var host x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var record tls.RecordHeaderError
+	return errors.As(err, &verify) || errors.As(err, &unknown) || errors.As(err, &host) ||
+		errors.As(err, &invalid) || errors.As(err, &record)
+}
+
 // gaveUp marks the error of the last of relayAttempts failed attempts.
 func gaveUp(err error) error { return fmt.Errorf("%w (gave up after %d attempts)", err, relayAttempts) }
 
@@ -288,7 +301,7 @@ func postWithRetry(ctx context.Context, c *relay.Client, prog *progress, runID s
 			return res, nil
 		}
 		var e *relay.Error
-		retriable := !errors.As(err, &e) || e.Status == http.StatusServiceUnavailable
+		retriable := (!errors.As(err, &e) && !tlsRefused(err)) || (e != nil && e.Status == http.StatusServiceUnavailable)
 		switch {
 		case !retriable || ctx.Err() != nil:
 			return res, err
@@ -404,6 +417,9 @@ func runTail(ctx context.Context, cmd *cobra.Command, c *relay.Client, prog *pro
 			if e.Status != http.StatusServiceUnavailable {
 				return relayFailure(err)
 			}
+		}
+		if tlsRefused(err) {
+			return relayFailure(err)
 		}
 		if ctx.Err() != nil {
 			return &exitError{code: 1, msg: "interrupted"}
