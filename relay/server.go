@@ -121,6 +121,14 @@
 //     with one, a bearer token is hashed with SHA-256 and compared in constant time; another
 //     org's run answers 404 exactly like a missing one.
 //
+// # Token lifetime and TLS
+//
+// A token entry may carry `expires_at`; an expired token is unknown (401). [Server.SetAuth]
+// replaces the auth file while the relay runs (`agentwire serve` calls it on SIGHUP and when
+// the file changes); every open SSE stream and bus socket holds a grant that is re-checked then
+// and every Config.AuthRecheck, and one whose token was removed, expired or lost the route's
+// right ends (revoke.go). With Config.TLS, [Server.Serve] answers HTTPS and WSS.
+//
 // # Every request
 //
 // Before any route, the screen of guard.go applies relay.md §1's browser rules (a loopback
