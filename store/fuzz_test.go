@@ -13,6 +13,9 @@ func FuzzValidateAppend(f *testing.F) {
 	f.Add("o", "r", int64(0), int64(1), "", "run.started", []byte("{}"), []byte("{}"), "running")
 	f.Add("", "r", int64(0), int64(1), "e", "t", []byte("x"), []byte("x"), "s")
 	f.Add("o", "r", int64(-1), int64(0), "e", "", []byte{}, []byte{}, "")
+	long := string(make([]byte, store.MaxIDBytes+1))
+	f.Add("o", long, int64(0), int64(1), "e", "t", []byte("x"), []byte("x"), "s")
+	f.Add(long[1:], "r", int64(0), int64(1), "e", "t", []byte("x"), []byte("x"), "s")
 	f.Fuzz(func(t *testing.T, org, run string, expected, seq int64, id, typ string, data, snapshot []byte, status string) {
 		req := store.AppendRequest{
 			ExpectedLastLogicalSequence: expected,
@@ -23,7 +26,8 @@ func FuzzValidateAppend(f *testing.F) {
 		// A nil snapshot keeps the previous checkpoint (valid after the first batch); an empty
 		// non-nil one is refused.
 		snapOK := len(snapshot) > 0 || (snapshot == nil && expected > 0)
-		want := org != "" && run != "" && expected >= 0 && seq > 0 && typ != "" && len(data) > 0 && snapOK && status != ""
+		idOK := func(id string) bool { return id != "" && len(id) <= store.MaxIDBytes }
+		want := idOK(org) && idOK(run) && expected >= 0 && seq > 0 && typ != "" && len(data) > 0 && snapOK && status != ""
 		err := store.ValidateAppend(org, run, req)
 		if (err == nil) != want {
 			t.Fatalf("ValidateAppend = %v, want valid=%v", err, want)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -22,6 +23,7 @@ import (
 	"github.com/agentwire/agentwire/events"
 	"github.com/agentwire/agentwire/events/synth"
 	"github.com/agentwire/agentwire/hive"
+	"github.com/agentwire/agentwire/internal/fuzzopt"
 	"github.com/agentwire/agentwire/relay"
 	"github.com/agentwire/agentwire/sqlite"
 	"github.com/agentwire/agentwire/web"
@@ -36,6 +38,8 @@ var browser struct {
 }
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	fuzzopt.BoundMinimize() // FuzzServe; a minimization of Go's default 60 s stalls a short run
 	code := m.Run()
 	if browser.cancel != nil {
 		browser.cancel()
