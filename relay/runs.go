@@ -351,6 +351,22 @@ var errRunNotFound = runNotFound()
 // tailPage is how many stored events currentState reads at a time.
 const tailPage = 512
 
+// readPageBytes bounds the event data of one store read the relay makes (relay.md §3): a page
+// of 1,000 events of 1 MiB each would otherwise be a gigabyte for one reader.
+const readPageBytes = 4 << 20
+
+// readPage reads at most limit stored events after `after` — and at most readPageBytes of
+// them when the store can bound its reads by bytes (store.BoundedReader) — and reports
+// whether more may follow.
+func (s *Server) readPage(ctx context.Context, org, runID string, after int64, limit int) ([]store.Event, bool, error) {
+	if br, ok := s.store.(store.BoundedReader); ok {
+		evs, cut, err := br.ReadEventsBounded(ctx, org, runID, after, limit, readPageBytes)
+		return evs, cut || len(evs) == limit, err
+	}
+	evs, err := s.store.ReadEvents(ctx, org, runID, after, limit)
+	return evs, len(evs) == limit, err
+}
+
 // currentState returns the run's reducer state after its last stored event as of one
 // committed state of the store, with that state's metadata and the event count of the
 // checkpoint it started from. It decodes the checkpoint GetRun returns and re-reduces the
@@ -386,7 +402,7 @@ func (s *Server) currentState(ctx context.Context, org, runID string) (loaded, *
 	}
 	checkpointCount := st.EventCount()
 	for after < info.LastLogicalSequence {
-		evs, err := s.store.ReadEvents(ctx, org, runID, after, tailPage)
+		evs, more, err := s.readPage(ctx, org, runID, after, tailPage)
 		if err != nil {
 			return loaded{}, s.storeErr(ctx, "load events", err)
 		}
@@ -410,7 +426,7 @@ func (s *Server) currentState(ctx context.Context, org, runID string) (loaded, *
 				checkpointCount = st.EventCount()
 			}
 		}
-		if len(evs) < tailPage && after < info.LastLogicalSequence {
+		if !more && after < info.LastLogicalSequence {
 			return damaged("stored events end before the run's last logical sequence")
 		}
 	}
@@ -531,26 +547,40 @@ func (s *Server) handleReadEvents(w http.ResponseWriter, r *http.Request, p *Pri
 		writeError(w, e)
 		return
 	}
-	evs, err := s.store.ReadEvents(r.Context(), p.Org, r.PathValue("runId"), after, limit)
+	// The answer is written a page at a time, so a large limit of large events is never held
+	// whole (relay.md §3).
+	ctx, runID := r.Context(), r.PathValue("runId")
+	evs, more, err := s.readPage(ctx, p.Org, runID, after, min(limit, tailPage))
 	if errors.Is(err, store.ErrNotFound) {
 		writeError(w, runNotFound())
 		return
 	}
 	if err != nil {
-		writeError(w, s.storeErr(r.Context(), "read events", err))
+		writeError(w, s.storeErr(ctx, "read events", err))
 		return
 	}
-	size := 0
-	for _, ev := range evs {
-		size += len(ev.Data) + 1
-	}
-	out := make([]byte, 0, size)
-	for _, ev := range evs {
-		out = append(out, ev.Data...)
-		out = append(out, '\n')
-	}
 	w.Header().Set("Content-Type", MediaNDJSON)
-	_, _ = w.Write(out)
+	var out []byte
+	for {
+		out = out[:0]
+		for _, ev := range evs {
+			out = append(out, ev.Data...)
+			out = append(out, '\n')
+		}
+		if _, err := w.Write(out); err != nil {
+			return
+		}
+		limit -= len(evs)
+		if !more || limit == 0 || len(evs) == 0 {
+			return
+		}
+		after = evs[len(evs)-1].LogicalSequence
+		if evs, more, err = s.readPage(ctx, p.Org, runID, after, min(limit, tailPage)); err != nil {
+			// The answer has begun: end it short; the reader resumes from its last line.
+			s.log.LogAttrs(ctx, slog.LevelWarn, "event read failed mid-answer", slog.String("run", runID), slog.String("error", err.Error()))
+			return
+		}
+	}
 }
 
 func wantsSSE(r *http.Request) bool {

@@ -622,3 +622,33 @@ func TestProgrammaticRefusalsAreErrors(t *testing.T) {
 		t.Fatalf("PublishEnvelope refusal: %#v", err)
 	}
 }
+
+// Reads are paged by bytes as well as by count (relay.md §3): a run of large events (more
+// than a page's byte budget in all) is read back whole as NDJSON with one large limit, replayed
+// whole over SSE, and loaded whole into a cold reducer state.
+func TestLargeEventsPaged(t *testing.T) {
+	h := newHarness(t, func(c *relay.Config) { c.StateCache = -1 }) // every batch loads the run
+	const n = 40                                                    // 40 × 200 KB: 8 MB, two pages
+	text := strings.Repeat("y", 200<<10)
+	lines := [][]byte{ev("big", 1, 1, "run.started", ""), ev("big", 2, 2, "message.started", `"messageId":"m","role":"assistant"`)}
+	for i := range n {
+		seq := int64(i + 3)
+		lines = append(lines, ev("big", seq, seq, "message.part.delta", `"messageId":"m","part":{"type":"text","text":"`+text+`"}`))
+	}
+	for i := 0; i < len(lines); i += 10 {
+		h.postOK("big", lines[i:min(i+10, len(lines))]...)
+	}
+	code, _, body := h.do("GET", "/v1/runs/big/events?limit=10000", "", nil, nil)
+	if code != 200 || !bytes.Equal(body, ndjson(lines)) {
+		t.Fatalf("NDJSON read: %d, %d bytes of %d", code, len(body), len(ndjson(lines)))
+	}
+	end := ev("big", n+3, n+3, "run.completed", `"finishReason":"done","content":[]`)
+	h.postOK("big", end) // loaded cold, through every page
+	stream := h.openSSE("", "/v1/runs/big/events", "")
+	for i := range n + 3 {
+		if f := stream.next(); f.ID != strconv.Itoa(i+1) {
+			t.Fatalf("SSE frame %d has id %s", i, f.ID)
+		}
+	}
+	h.checkSnapshot(relay.LocalOrg, "big")
+}

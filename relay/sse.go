@@ -417,7 +417,7 @@ func (c *sseConn) flush() error {
 // writes what it finds.
 func (c *sseConn) catchUp(ctx context.Context, org, runID string) error {
 	for {
-		evs, err := c.s.store.ReadEvents(ctx, org, runID, c.cursor, replayPage)
+		evs, more, err := c.s.readPage(ctx, org, runID, c.cursor, replayPage)
 		if err != nil {
 			return err
 		}
@@ -425,7 +425,7 @@ func (c *sseConn) catchUp(ctx context.Context, org, runID string) error {
 		if err := c.flush(); err != nil {
 			return err
 		}
-		if len(evs) < replayPage || c.terminal || c.s.isShuttingDown() {
+		if !more || c.terminal || c.s.isShuttingDown() {
 			return nil
 		}
 	}
@@ -451,7 +451,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *Princip
 
 	// Read from one before the cursor: the event at the cursor, if any, tells whether the
 	// run already ended there (then the stream ends at once).
-	first, err := s.store.ReadEvents(ctx, p.Org, runID, max(cursor-1, 0), replayPage)
+	first, firstMore, err := s.readPage(ctx, p.Org, runID, max(cursor-1, 0), replayPage)
 	if errors.Is(err, store.ErrNotFound) {
 		writeError(w, runNotFound())
 		return
@@ -488,7 +488,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *Princip
 		return
 	}
 	ended := func() bool { return c.terminal && !follow }
-	if !ended() && len(first) >= replayPage {
+	if !ended() && firstMore {
 		if err := c.catchUp(ctx, p.Org, runID); err != nil {
 			return
 		}

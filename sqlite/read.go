@@ -15,38 +15,59 @@ import (
 
 // ReadEvents implements [store.RunStore.ReadEvents] on the reader pool.
 func (s *Store) ReadEvents(ctx context.Context, org, runID string, after int64, limit int) ([]store.Event, error) {
+	evs, _, err := s.readEvents(ctx, org, runID, after, limit, 0)
+	return evs, err
+}
+
+// ReadEventsBounded implements [store.BoundedReader]: rows are scanned one at a time, so a page
+// stopped at its budget never held more than one event beyond it.
+func (s *Store) ReadEventsBounded(ctx context.Context, org, runID string, after int64, limit, maxBytes int) ([]store.Event, bool, error) {
+	if maxBytes <= 0 {
+		return nil, false, fmt.Errorf("%w: byte budget %d is not positive", store.ErrInvalid, maxBytes)
+	}
+	return s.readEvents(ctx, org, runID, after, limit, maxBytes)
+}
+
+// readEvents reads a page of at most limit events and, when maxBytes > 0, at most maxBytes of
+// event data (but at least one event).
+func (s *Store) readEvents(ctx context.Context, org, runID string, after int64, limit, maxBytes int) ([]store.Event, bool, error) {
 	if err := store.ValidateRead(org, runID, after, limit); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if s.isClosed() {
-		return nil, store.ErrClosed
+		return nil, false, store.ErrClosed
 	}
 	// Runs are never deleted, so the run lookup and the event range need no shared
 	// transaction: whatever the range returns is a committed prefix-closed set.
 	var id int64
 	if err := s.selRun.QueryRowContext(ctx, org, runID).Scan(&id); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, store.ErrNotFound
+			return nil, false, store.ErrNotFound
 		}
-		return nil, s.readErr(err)
+		return nil, false, s.readErr(err)
 	}
 	rows, err := s.selEvents.QueryContext(ctx, id, after, limit)
 	if err != nil {
-		return nil, s.readErr(err)
+		return nil, false, s.readErr(err)
 	}
 	defer rows.Close()
 	out := make([]store.Event, 0, min(limit, 256))
+	size := 0
 	for rows.Next() {
 		var e store.Event
 		if err := rows.Scan(&e.LogicalSequence, &e.EventID, &e.Type, &e.Data); err != nil {
-			return nil, s.readErr(err)
+			return nil, false, s.readErr(err)
 		}
+		if maxBytes > 0 && len(out) > 0 && size+len(e.Data) > maxBytes {
+			return out, true, nil
+		}
+		size += len(e.Data)
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, s.readErr(err)
+		return nil, false, s.readErr(err)
 	}
-	return out, nil
+	return out, false, nil
 }
 
 // GetRun implements [store.RunStore.GetRun]: checkpoint (with its chunks, for a large one)

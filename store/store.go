@@ -25,6 +25,17 @@ type Store interface {
 	Close() error
 }
 
+// BoundedReader is implemented by a store whose event reads can also stop at a byte budget
+// (relay.md §3: what a reader makes the relay hold is bounded by bytes, not only by a count;
+// a page of 1,000 events of 1 MiB each would be a gigabyte).
+type BoundedReader interface {
+	// ReadEventsBounded is ReadEvents that also stops before the event that would bring the
+	// page's Data past maxBytes; the first event after `after`, if any, is returned whatever
+	// its size. cut reports that the page stopped at the budget (more events may follow
+	// within limit).
+	ReadEventsBounded(ctx context.Context, org, runID string, after int64, limit, maxBytes int) (events []Event, cut bool, err error)
+}
+
 // Clocked is implemented by a store that reads a clock itself (a run's createdAt/updatedAt,
 // whether a bus message has expired). relay.New gives it the relay's clock (relay.Config.Now),
 // so a relay's clock is set in one place and the store never disagrees with it.

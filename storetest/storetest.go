@@ -73,6 +73,7 @@ func runRuns(t *testing.T, open Opener) {
 		{"Conflict", testConflict},
 		{"Cursors", testCursors},
 		{"Limits", testLimits},
+		{"BoundedReads", testBoundedReads},
 		{"Checkpoints", testCheckpoints},
 		{"PutCheckpoint", testPutCheckpoint},
 		{"OpaqueBytes", testOpaqueBytes},
@@ -685,6 +686,68 @@ func testLimits(t *testing.T, h *harness) {
 			t.Fatalf("ReadEvents(%d, %d): %v", c.after, c.limit, err)
 		}
 		sameEvents(t, fmt.Sprintf("after %d limit %d", c.after, c.limit), got, c.want)
+	}
+}
+
+// testBoundedReads: a store.BoundedReader's pages stop at the byte budget, never return less
+// than one event when one follows, say when they were cut, and page through exactly what
+// ReadEvents returns. (Skipped for a backend that does not implement it.)
+func testBoundedReads(t *testing.T, h *harness) {
+	s, _ := h.fresh(t)
+	br, ok := s.(store.BoundedReader)
+	if !ok {
+		t.Skip("the backend does not bound reads by bytes")
+	}
+	ctx := context.Background()
+	b := Batch("r", Seqs(1, 9)...)
+	b[4].Data = append(b[4].Data, make([]byte, 1000)...) // one large event in the middle
+	for i := range b[4].Data[len(b[4].Data)-1000:] {
+		b[4].Data[len(b[4].Data)-1000+i] = ' '
+	}
+	appendOK(t, s, "o", "r", 0, 0, b, "running")
+	size := len(b[0].Data) // the small events are all about this size
+	for _, c := range []struct {
+		after         int64
+		limit, budget int
+		want          []store.Event
+		cut           bool
+	}{
+		{0, 100, 3*size + 5, b[:3], true},
+		{0, 2, 3*size + 5, b[:2], false},
+		{3, 100, 2 * size, b[3:4], true}, // the large event does not fit after the first
+		{4, 100, 10, b[4:5], true},       // the first event is returned whatever its size
+		{5, 100, 1 << 20, b[5:], false},
+		{9, 100, 1 << 20, nil, false},
+	} {
+		got, cut, err := br.ReadEventsBounded(ctx, "o", "r", c.after, c.limit, c.budget)
+		if err != nil {
+			t.Fatalf("ReadEventsBounded(%d, %d, %d): %v", c.after, c.limit, c.budget, err)
+		}
+		sameEvents(t, fmt.Sprintf("after %d limit %d budget %d", c.after, c.limit, c.budget), got, c.want)
+		if cut != c.cut {
+			t.Fatalf("after %d limit %d budget %d: cut %v, want %v", c.after, c.limit, c.budget, cut, c.cut)
+		}
+	}
+	// Paging by a small budget yields exactly the run.
+	var all []store.Event
+	for after := int64(0); ; {
+		page, cut, err := br.ReadEventsBounded(ctx, "o", "r", after, 1000, 2*size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, page...)
+		if len(page) == 0 {
+			break
+		}
+		after = page[len(page)-1].LogicalSequence
+		_ = cut
+	}
+	sameEvents(t, "paged", all, b)
+	if _, _, err := br.ReadEventsBounded(ctx, "o", "r", 0, 10, 0); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("zero budget: %v, want ErrInvalid", err)
+	}
+	if _, _, err := br.ReadEventsBounded(ctx, "o", "nope", 0, 10, 100); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("missing run: %v, want ErrNotFound", err)
 	}
 }
 
