@@ -697,6 +697,7 @@ func (st *envStream) drain(ctx context.Context, live bool) bool {
 	for {
 		page, err := s.store.ReadEnvelopes(ctx, st.org, store.EnvelopeQuery{
 			After: st.cursor, Limit: limit, Since: s.now().Add(-envelope.DeliveryDuplicateWindow), Match: matcher(st.q.subjects),
+			MaxBytes: readPageBytes,
 		})
 		if err != nil {
 			if !errors.Is(err, context.Canceled) {

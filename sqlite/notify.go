@@ -138,7 +138,7 @@ func (s *Store) ReadEnvelopes(ctx context.Context, org string, q store.EnvelopeQ
 	}
 	defer rows.Close()
 	page := store.EnvelopePage{Next: q.After}
-	examined := 0
+	examined, size := 0, 0
 	for rows.Next() {
 		if examined == q.Limit {
 			page.More = true
@@ -149,11 +149,17 @@ func (s *Store) ReadEnvelopes(ctx context.Context, org string, q store.EnvelopeQ
 		if err := rows.Scan(&e.Seq, &e.Subject, &e.MessageID, &storedAt, &e.Data); err != nil {
 			return store.EnvelopePage{}, s.readErr(err)
 		}
+		matches := q.Match == nil || q.Match(e.Subject)
+		if matches && q.MaxBytes > 0 && len(page.Envelopes) > 0 && size+len(e.Data) > q.MaxBytes {
+			page.More = true // rows are scanned one at a time: at most one past the budget
+			break
+		}
 		examined++
 		page.Next = e.Seq
-		if q.Match != nil && !q.Match(e.Subject) {
+		if !matches {
 			continue
 		}
+		size += len(e.Data)
 		e.StoredAt = fromNanos(storedAt)
 		page.Envelopes = append(page.Envelopes, e)
 	}

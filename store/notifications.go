@@ -125,6 +125,11 @@ type EnvelopeQuery struct {
 	Since time.Time
 	// Match, when not nil, keeps only envelopes whose subject it accepts.
 	Match func(subject string) bool
+	// MaxBytes, when positive, also stops the page before the matching envelope that would
+	// bring its envelopes' Data past MaxBytes (the first matching one is returned whatever its
+	// size); More is then true and Next the last envelope examined before it (relay.md §3:
+	// envelopes may be megabytes each, so a page of hundreds is bounded by bytes too).
+	MaxBytes int
 }
 
 // EnvelopePage is one answer of [NotificationStore.ReadEnvelopes].

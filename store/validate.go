@@ -315,6 +315,9 @@ func ValidateEnvelope(org string, e EnvelopeWrite, window time.Duration) error {
 
 // ValidateEnvelopeQuery checks the arguments of [NotificationStore.ReadEnvelopes].
 func ValidateEnvelopeQuery(org string, q EnvelopeQuery) error {
+	if q.MaxBytes < 0 {
+		return fmt.Errorf("%w: negative byte budget %d", ErrInvalid, q.MaxBytes)
+	}
 	return ValidatePage(org, q.After, q.Limit)
 }
 

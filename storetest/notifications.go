@@ -375,6 +375,20 @@ func testEnvReadQuery(t *testing.T, h *harness) {
 			t.Fatalf("match nothing, limit %d: %d envelopes", limit, len(got))
 		}
 	}
+	// A byte budget cuts pages short (More, Next before the cut) but never below one matching
+	// envelope, and paging by it still yields everything.
+	size := len(all[0].Data) // every envelope here is about this size
+	for _, budget := range []int{1, size, 3*size + 1, 1 << 20} {
+		sameEnvelopes(t, fmt.Sprintf("all, budget %d", budget), readAllEnvelopes(t, s, "o", store.EnvelopeQuery{Limit: 100, MaxBytes: budget}), all)
+		sameEnvelopes(t, fmt.Sprintf("github, budget %d", budget), readAllEnvelopes(t, s, "o", store.EnvelopeQuery{Limit: 100, Match: github, MaxBytes: budget}), filter(github))
+	}
+	if p, err := s.ReadEnvelopes(context.Background(), "o", store.EnvelopeQuery{Limit: 100, Match: github, MaxBytes: 1}); err != nil ||
+		len(p.Envelopes) != 1 || !p.More || p.Next >= filter(github)[1].Seq {
+		t.Fatalf("budget 1: %d envelopes, next %d, more %v, %v", len(p.Envelopes), p.Next, p.More, err)
+	}
+	if _, err := s.ReadEnvelopes(context.Background(), "o", store.EnvelopeQuery{Limit: 1, MaxBytes: -1}); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("negative budget: %v, want ErrInvalid", err)
+	}
 	// Next is the last examined envelope even when nothing matched, and More is exact.
 	ctx := context.Background()
 	for _, c := range []struct {
