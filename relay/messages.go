@@ -143,9 +143,53 @@ func (s *Server) SendMessage(ctx context.Context, p *Principal, m *hive.AgentMes
 }
 
 func (s *Server) sendMessage(ctx context.Context, p *Principal, m *hive.AgentMessageV1, sock *busSocket) (hive.MessageStoredV1, *BusError) {
+	prep, be := s.prepareMessage(ctx, p, m, sock)
+	if be != nil || prep.replay != nil {
+		return deref0(prep.replay), be
+	}
+	stored, replayed, err := s.store.AppendMessage(context.WithoutCancel(ctx), prep.write)
+	return s.storedAnswer(ctx, stored, replayed, err)
+}
+
+// preparedMessage is a message that passed every check of hive.md §8 made before it is
+// stored: the write to make, or the original's record for a resent client_msg_id (S9).
+type preparedMessage struct {
+	write  store.MessageWrite
+	replay *hive.MessageStoredV1
+}
+
+func deref0(r *hive.MessageStoredV1) hive.MessageStoredV1 {
+	if r == nil {
+		return hive.MessageStoredV1{}
+	}
+	return *r
+}
+
+// storedAnswer is the answer to a stored (or replayed) message: its MessageStoredV1, or the
+// store's failure.
+func (s *Server) storedAnswer(ctx context.Context, stored store.StoredMessage, replayed bool, err error) (hive.MessageStoredV1, *BusError) {
+	if err != nil {
+		return hive.MessageStoredV1{}, s.busStoreErr(ctx, "append message", err)
+	}
+	if replayed {
+		s.metrics.messages.WithLabelValues("replayed").Inc()
+	} else {
+		s.metrics.messages.WithLabelValues("stored").Inc()
+	}
+	rec, err := s.storedRecord(stored)
+	if err != nil {
+		return hive.MessageStoredV1{}, s.busStoreErr(ctx, "render message", err)
+	}
+	return rec, nil
+}
+
+// prepareMessage makes every check of hive.md §8 that comes before storing a message and
+// builds its write (S1–S12, S17).
+func (s *Server) prepareMessage(ctx context.Context, p *Principal, m *hive.AgentMessageV1, sock *busSocket) (preparedMessage, *BusError) {
+	var none preparedMessage
 	// S1: Validate, in the spec's order, with the §5.4 field.
 	if err := m.Validate(); err != nil {
-		return hive.MessageStoredV1{}, validationError(err)
+		return none, validationError(err)
 	}
 	scope := p.scope()
 	// S9: a resend of a stored id is answered with the original from the store, before any
@@ -156,12 +200,12 @@ func (s *Server) sendMessage(ctx context.Context, p *Principal, m *hive.AgentMes
 	case err == nil:
 		rec, err := s.storedRecord(orig)
 		if err != nil {
-			return hive.MessageStoredV1{}, s.busStoreErr(ctx, "render message", err)
+			return none, s.busStoreErr(ctx, "render message", err)
 		}
 		s.metrics.messages.WithLabelValues("replayed").Inc()
-		return rec, nil
+		return preparedMessage{replay: &rec}, nil
 	case !errors.Is(err, store.ErrNotFound):
-		return hive.MessageStoredV1{}, s.busStoreErr(ctx, "look up client_msg_id", err)
+		return none, s.busStoreErr(ctx, "look up client_msg_id", err)
 	}
 
 	// S2: the network, scoped to the token.
@@ -181,7 +225,7 @@ func (s *Server) sendMessage(ctx context.Context, p *Principal, m *hive.AgentMes
 	case hive.NetworkSwarm:
 		sw, ok := p.swarm(n.SwarmID)
 		if !ok {
-			return hive.MessageStoredV1{}, newBusError(hive.HiveErrorCodeNotFound, "network.swarm_id", "", MsgSwarmUnknown)
+			return none, newBusError(hive.HiveErrorCodeNotFound, "network.swarm_id", "", MsgSwarmUnknown)
 		}
 		stream = store.SwarmStream(n.SwarmID)
 		sender, trust = hive.SenderSwarm{Handle: sw.Handle, Reputation: reputation(sw.Reputation)}, hive.MessageTrustUntrusted // S5
@@ -189,7 +233,7 @@ func (s *Server) sendMessage(ctx context.Context, p *Principal, m *hive.AgentMes
 	// S17: sealed vaults (bus_sealed.go); a swarm message is never sealed (Validate).
 	if stream.Network == store.NetworkOrg {
 		if be := s.checkSealed(p, vault, m); be != nil {
-			return hive.MessageStoredV1{}, be
+			return none, be
 		}
 	}
 	now := s.now().UTC().Truncate(time.Second)
@@ -202,7 +246,7 @@ func (s *Server) sendMessage(ctx context.Context, p *Principal, m *hive.AgentMes
 		if m.Deadline != nil {
 			t, _ := hive.ParseTime(*m.Deadline) // checked by Validate
 			if !t.After(now) || t.After(now.Add(MaxQuestionDeadline)) {
-				return hive.MessageStoredV1{}, newBusError(hive.HiveErrorCodeInvalidRequest, "deadline", "", MsgDeadlineRange)
+				return none, newBusError(hive.HiveErrorCodeInvalidRequest, "deadline", "", MsgDeadlineRange)
 			}
 			deadline = m.Deadline
 		} else if stream.Network == store.NetworkOrg {
@@ -219,10 +263,10 @@ func (s *Server) sendMessage(ctx context.Context, p *Principal, m *hive.AgentMes
 	if m.ReplyTo != nil {
 		r, err := s.store.GetMessage(ctx, scope, *m.ReplyTo)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return hive.MessageStoredV1{}, s.busStoreErr(ctx, "get message", err)
+			return none, s.busStoreErr(ctx, "get message", err)
 		}
 		if err != nil || r.Stream != stream || !visibleTo(r, p.Org, p.InstanceID) {
-			return hive.MessageStoredV1{}, newBusError(hive.HiveErrorCodeNotFound, "reply_to", "", MsgReplyToUnknown)
+			return none, newBusError(hive.HiveErrorCodeNotFound, "reply_to", "", MsgReplyToUnknown)
 		}
 		replied, thread = &r, r.ThreadID
 	}
@@ -235,35 +279,35 @@ func (s *Server) sendMessage(ctx context.Context, p *Principal, m *hive.AgentMes
 		case replied != nil && to == s.senderName(*replied):
 			toOrg, toInst = replied.SenderOrg, replied.SenderInstance
 			if m.ToInstance != nil && *m.ToInstance != toInst {
-				return hive.MessageStoredV1{}, newBusError(hive.HiveErrorCodeNotFound, "to_instance", "", MsgToInstanceConflict)
+				return none, newBusError(hive.HiveErrorCodeNotFound, "to_instance", "", MsgToInstanceConflict)
 			}
 		case stream.Network == store.NetworkSwarm:
 			members := s.swarmMembers(stream.Name, to)
 			switch len(members) {
 			case 0:
-				return hive.MessageStoredV1{}, newBusError(hive.HiveErrorCodeNotFound, "to", "", MsgToHandleUnknown)
+				return none, newBusError(hive.HiveErrorCodeNotFound, "to", "", MsgToHandleUnknown)
 			case 1:
 				toOrg, toInst = members[0].org, members[0].instance
 			default:
-				return hive.MessageStoredV1{}, newBusError(hive.HiveErrorCodeInvalidState, "to", hive.ReasonAmbiguousRecipient, MsgAmbiguousRecipient)
+				return none, newBusError(hive.HiveErrorCodeInvalidState, "to", hive.ReasonAmbiguousRecipient, MsgAmbiguousRecipient)
 			}
 		case m.ToInstance != nil:
 			if !s.orgHasInstance(p.Org, *m.ToInstance) {
-				return hive.MessageStoredV1{}, newBusError(hive.HiveErrorCodeNotFound, "to_instance", "", MsgToInstanceUnknown)
+				return none, newBusError(hive.HiveErrorCodeNotFound, "to_instance", "", MsgToInstanceUnknown)
 			}
 			toOrg, toInst = p.Org, *m.ToInstance
 		default:
 			insts, err := s.announcedIn(ctx, p.Org, vault, to, p.InstanceID, now)
 			if err != nil {
-				return hive.MessageStoredV1{}, s.busStoreErr(ctx, "read announcements", err)
+				return none, s.busStoreErr(ctx, "read announcements", err)
 			}
 			switch len(insts) {
 			case 0:
-				return hive.MessageStoredV1{}, newBusError(hive.HiveErrorCodeNotFound, "to", "", MsgToUnknown)
+				return none, newBusError(hive.HiveErrorCodeNotFound, "to", "", MsgToUnknown)
 			case 1:
 				toOrg, toInst = p.Org, insts[0]
 			default:
-				return hive.MessageStoredV1{}, newBusError(hive.HiveErrorCodeInvalidState, "to", hive.ReasonAmbiguousRecipient, MsgAmbiguousRecipient)
+				return none, newBusError(hive.HiveErrorCodeInvalidState, "to", hive.ReasonAmbiguousRecipient, MsgAmbiguousRecipient)
 			}
 		}
 	}
@@ -285,29 +329,16 @@ func (s *Server) sendMessage(ctx context.Context, p *Principal, m *hive.AgentMes
 	}
 	data, err := tmpl.MarshalJSON()
 	if err != nil {
-		return hive.MessageStoredV1{}, s.busStoreErr(ctx, "render message", err)
+		return none, s.busStoreErr(ctx, "render message", err)
 	}
 	if sock != nil {
 		sock.markSent(m.ClientMsgID)
 	}
-	stored, replayed, err := s.store.AppendMessage(context.WithoutCancel(ctx), store.MessageWrite{
+	return preparedMessage{write: store.MessageWrite{
 		Stream: stream, SenderOrg: p.Org, SenderInstance: p.InstanceID, ClientMsgID: m.ClientMsgID,
 		Type: string(m.Type), ThreadID: thread, ReplyTo: deref(m.ReplyTo), ToOrg: toOrg, ToInstance: toInst,
 		Deadline: pending, ServerTime: now, ExpiresAt: storeExpires, Data: data,
-	})
-	if err != nil {
-		return hive.MessageStoredV1{}, s.busStoreErr(ctx, "append message", err)
-	}
-	if replayed {
-		s.metrics.messages.WithLabelValues("replayed").Inc()
-	} else {
-		s.metrics.messages.WithLabelValues("stored").Inc()
-	}
-	rec, err := s.storedRecord(stored)
-	if err != nil {
-		return hive.MessageStoredV1{}, s.busStoreErr(ctx, "render message", err)
-	}
-	return rec, nil
+	}}, nil
 }
 
 // reputation converts the auth file's reputation to the wire's u64 score.
