@@ -729,3 +729,49 @@ func TestBusHistoryPages(t *testing.T) {
 		t.Fatalf("exact last page: %d %v", len(exact.Messages), exact.Next)
 	}
 }
+
+// A socket may have many `message` frames in flight (pipelining, issue 16): the relay queues
+// each one in frame order, so the channel's seqs follow the frames, and its answers — the
+// message.stored records and the error of a refused frame in between — come back in frame
+// order; a listener gets every message once, in seq order.
+func TestBusPipelinedSends(t *testing.T) {
+	h := newHarness(t)
+	sender, listener := h.dialBus("", "sender"), h.dialBus("", "listener")
+	sender.hello("local", []agentSpec{{"codex", []string{chGeneral}}})
+	listener.hello("local", []agentSpec{{"claude", []string{chGeneral}}})
+	const n = 150
+	for i := range n {
+		if i == 70 {
+			sender.sendRaw(`{"t":"message","client_msg_id":"bad","network":{"kind":"org","channel":"` + chGeneral + `"},"type":"nope","from":"codex"}`)
+		}
+		sender.sendMsg(msg(fmt.Sprintf("p-%03d", i), orgNet(chGeneral), hive.MessageTypeFinding, "codex", fmt.Sprint("n", i)))
+	}
+	var last uint64
+	for i := 0; i <= n; i++ {
+		f, raw := sender.recv()
+		if i == 70 {
+			e, ok := f.(hive.FrameError)
+			if !ok || deref(e.ClientMsgID) != "bad" {
+				t.Fatalf("answer 70: %s, want the refusal of the bad frame", raw)
+			}
+			continue
+		}
+		st, ok := f.(hive.FrameMessageStored)
+		want := i
+		if i > 70 {
+			want = i - 1
+		}
+		if !ok || st.Stored.ClientMsgID != fmt.Sprintf("p-%03d", want) || st.Stored.Seq <= last {
+			t.Fatalf("answer %d: %s (last seq %d)", i, raw, last)
+		}
+		last = st.Stored.Seq
+	}
+	var seen uint64
+	for range n {
+		d := listener.expectDeliver()
+		if d.Seq != seen+1 {
+			t.Fatalf("listener got seq %d after %d", d.Seq, seen)
+		}
+		seen = d.Seq
+	}
+}

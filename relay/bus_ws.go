@@ -66,6 +66,13 @@ type busSocket struct {
 	queued atomic.Int64
 	room   chan struct{}
 
+	// Pipelining (a store.MessageQueuer store): the reader queues each `message` in order and
+	// goes on reading; answers carries its answer, and every reply sent while one is in flight
+	// (pending > 0), to the answerer goroutine, which sends them in the order the frames came.
+	// Its capacity (maxInFlight) bounds the messages one socket has in flight.
+	answers chan answer
+	pending atomic.Int32
+
 	// mu guards the hello state; the reader holds it to change it, the pump to read streams.
 	mu      sync.Mutex
 	helloed bool
@@ -128,6 +135,7 @@ func (s *Server) handleBusSocket(w http.ResponseWriter, r *http.Request, p *Prin
 		out:       make(chan outFrame, s.limits.SubscriberQueue),
 		wake:      make(chan struct{}, 1),
 		room:      make(chan struct{}, 1),
+		answers:   make(chan answer, maxInFlight),
 		agents:    map[string]hive.BusAgentV1{},
 		follows:   map[store.StreamKey]*follow{},
 		dirty:     map[store.StreamKey]struct{}{},
@@ -151,6 +159,7 @@ func (s *Server) handleBusSocket(w http.ResponseWriter, r *http.Request, p *Prin
 		sock.writer()
 	}()
 	go sock.pump()
+	go sock.answerer()
 	if s.cfg.BusPingInterval > 0 {
 		go sock.keepalive()
 	}
@@ -256,10 +265,85 @@ func (sock *busSocket) readLoop() bool {
 	}
 }
 
-// enqueue queues a frame, waiting for room by count and by bytes (replies and hello
+// maxInFlight bounds the messages one bus socket has in flight (sent, not yet answered); past
+// it the reader waits, and TCP flow control slows the sender.
+const maxInFlight = 64
+
+// answer is one reply in the answerer's order: a frame to send as is, or the answer of a
+// queued message, known once it is stored.
+type answer struct {
+	frame outFrame
+	wait  func() []outFrame
+}
+
+// answerer sends the replies queued behind an in-flight message, in order (pipelining).
+func (sock *busSocket) answerer() {
+	for {
+		select {
+		case <-sock.ctx.Done():
+			return
+		case a := <-sock.answers:
+			if a.wait == nil {
+				sock.enqueueNow(a.frame)
+			} else {
+				for _, f := range a.wait() {
+					sock.enqueueNow(f)
+				}
+			}
+			sock.pending.Add(-1)
+		}
+	}
+}
+
+// queueMessage stores a checked message through the pipelining store: the write is queued
+// now, in frame order (so a channel's seqs follow the frames), and its answer — message.stored
+// or an error frame — goes out in order when it is durable. The reader waits only when
+// maxInFlight messages are in flight.
+func (sock *busSocket) queueMessage(q store.MessageQueuer, cmid *string, w store.MessageWrite) bool {
+	s := sock.s
+	wait := q.QueueMessage(context.WithoutCancel(sock.ctx), w)
+	ans := answer{wait: func() []outFrame {
+		stored, replayed, err := wait()
+		rec, be := s.storedAnswer(sock.ctx, stored, replayed, err)
+		var data []byte
+		if be != nil {
+			data, err = (hive.FrameError{ClientMsgID: cmid, Error: be.Detail}).MarshalJSON()
+		} else {
+			data, err = (hive.FrameMessageStored{Stored: rec}).MarshalJSON()
+		}
+		if err != nil {
+			return nil
+		}
+		return []outFrame{{data: data}}
+	}}
+	sock.pending.Add(1)
+	select {
+	case sock.answers <- ans:
+		return true
+	case <-sock.ctx.Done():
+		return false
+	}
+}
+
+// enqueue queues a reply: behind the in-flight messages' answers when there are any
+// (pipelining keeps replies in frame order), else at once (enqueueNow).
+func (sock *busSocket) enqueue(f outFrame) bool {
+	if sock.pending.Load() > 0 {
+		sock.pending.Add(1)
+		select {
+		case sock.answers <- answer{frame: f}:
+			return true
+		case <-sock.ctx.Done():
+			return false
+		}
+	}
+	return sock.enqueueNow(f)
+}
+
+// enqueueNow queues a frame, waiting for room by count and by bytes (replies and hello
 // replays: the reader waits, so a client cannot queue more than the bounds); false when the
 // socket ended meanwhile. A frame larger than the byte bound goes alone.
-func (sock *busSocket) enqueue(f outFrame) bool {
+func (sock *busSocket) enqueueNow(f outFrame) bool {
 	n := int64(len(f.data))
 	for {
 		q := sock.queued.Load()
@@ -389,6 +473,20 @@ func (sock *busSocket) handle(data []byte) bool {
 		}
 		if !sock.announces(m.From, "") {
 			sock.sendError(cmid, newBusError(hive.HiveErrorCodeInvalidRequest, "from", hive.ReasonUnannouncedAgent, "from"+MsgUnannouncedAgent))
+			return false
+		}
+		if q, ok := s.store.(store.MessageQueuer); ok {
+			prep, be := s.prepareMessage(sock.ctx, sock.p, &m, sock)
+			switch {
+			case be != nil:
+				sock.sendError(cmid, be)
+			case prep.replay != nil:
+				if data, err := (hive.FrameMessageStored{Stored: *prep.replay}).MarshalJSON(); err == nil {
+					sock.enqueue(outFrame{data: data})
+				}
+			default:
+				sock.queueMessage(q, cmid, prep.write)
+			}
 			return false
 		}
 		rec, be := s.sendMessage(sock.ctx, sock.p, &m, sock)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentwire/agentwire/envelope"
 	"github.com/agentwire/agentwire/hive"
@@ -75,7 +76,8 @@ func FuzzBusFrames(f *testing.F) {
 		sctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		sock := &busSocket{s: s, p: LocalPrincipal(), ctx: sctx, cancel: cancel,
-			out: make(chan outFrame, 4096), wake: make(chan struct{}, 1), agents: map[string]hive.BusAgentV1{},
+			out: make(chan outFrame, 4096), wake: make(chan struct{}, 1), room: make(chan struct{}, 1),
+			answers: make(chan answer, maxInFlight), agents: map[string]hive.BusAgentV1{},
 			follows: map[store.StreamKey]*follow{}, dirty: map[store.StreamKey]struct{}{}, sent: map[string]struct{}{},
 			delivered: map[store.StreamKey]int64{}}
 		defer sock.teardown()
@@ -97,11 +99,15 @@ func FuzzBusFrames(f *testing.F) {
 				}
 			}
 		}()
+		go sock.answerer() // pipelined messages are answered in order (bus_ws.go)
 		closing := false
 		for _, fr := range frames {
 			if closing = sock.handle(fr); closing {
 				break
 			}
+		}
+		for sock.pending.Load() > 0 { // every answer out
+			time.Sleep(50 * time.Microsecond)
 		}
 		close(fin)
 		out := <-collected

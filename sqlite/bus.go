@@ -267,6 +267,30 @@ func (s *Store) AppendMessage(ctx context.Context, m store.MessageWrite) (store.
 	return o.out, o.replayed, nil
 }
 
+// QueueMessage implements [store.MessageQueuer]: the op enters the writer's queue before the
+// call returns, and the writer takes ops in queue order, so messages queued one after the
+// other are stored (and take their seq) in that order, sharing group commits.
+func (s *Store) QueueMessage(ctx context.Context, m store.MessageWrite) func() (store.StoredMessage, bool, error) {
+	if err := store.ValidateMessage(m); err != nil {
+		return func() (store.StoredMessage, bool, error) { return store.StoredMessage{}, false, err }
+	}
+	o := &msgOp{opBase: newOpBase(ctx), m: m}
+	if err := s.enqueue(ctx, o); err != nil {
+		return func() (store.StoredMessage, bool, error) { return store.StoredMessage{}, false, err }
+	}
+	return func() (store.StoredMessage, bool, error) {
+		select {
+		case err := <-o.done:
+			if err != nil {
+				return store.StoredMessage{}, false, err
+			}
+			return o.out, o.replayed, nil
+		case <-ctx.Done():
+			return store.StoredMessage{}, false, ctx.Err()
+		}
+	}
+}
+
 // receiptOp is one AppendReceipt call.
 type receiptOp struct {
 	opBase

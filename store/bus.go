@@ -27,6 +27,18 @@ const (
 	MessageTypeAnswer = "answer"
 )
 
+// MessageQueuer is implemented by a bus store that can take a message in call order and
+// answer later, so one sender may have many messages in flight (a pipelining bus socket)
+// while each stream still gives seq in the order they were sent.
+type MessageQueuer interface {
+	// QueueMessage is AppendMessage in two steps: the call queues m behind every write queued
+	// before it returns (so messages queued one after the other on one stream take their seq
+	// in that order) and wait blocks until the outcome is known, returning what AppendMessage
+	// would. Arguments are checked first; a refused call returns a wait that answers the
+	// refusal.
+	QueueMessage(ctx context.Context, m MessageWrite) (wait func() (StoredMessage, bool, error))
+}
+
 // BusStore persists the bus lane (relay.md §2 Bus; hive.md §4.6 and §8): hive messages on their
 // streams with a gap-free `seq`, receipts, and the task proposals of questions whose deadline
 // passed. The relay validates, binds and renders (S1–S21); the store assigns what has to be

@@ -37,6 +37,7 @@ func RunBus(t *testing.T, open Opener) {
 		{"Idempotency", testBusIdempotency},
 		{"DuplicateGID", testBusDuplicateGID},
 		{"ConcurrentSenders", testBusConcurrentSenders},
+		{"QueuedInOrder", testBusQueuedInOrder},
 		{"ReadMessages", testBusReadMessages},
 		{"ReadStream", testBusReadStream},
 		{"Receipts", testBusReceipts},
@@ -97,6 +98,65 @@ func Message(stream store.StreamKey, org, instance, clientMsgID string) store.Me
 		ExpiresAt:      now.Add(retention),
 		Data: fmt.Appendf(nil, `{"network":%q,"org":%q,"name":%q,"from":%q,"instance":%q,"client_msg_id":%q}`,
 			stream.Network, stream.Org, stream.Name, org, instance, clientMsgID),
+	}
+}
+
+// testBusQueuedInOrder: a store.MessageQueuer stores messages queued one after the other on a
+// stream in that order (seq = queue order) while other senders append to the same stream,
+// answers a resend queued behind its original with the original, and answers a refused call
+// through its wait. (Skipped for a backend that does not queue.)
+func testBusQueuedInOrder(t *testing.T, h *harness) {
+	s, _ := h.fresh(t)
+	q, ok := s.(store.MessageQueuer)
+	if !ok {
+		t.Skip("the backend does not queue messages")
+	}
+	ctx := context.Background()
+	k := store.OrgStream("o", ChannelGeneral)
+	var others sync.WaitGroup
+	for g := range 3 {
+		others.Add(1)
+		go func() {
+			defer others.Done()
+			for i := range 30 {
+				if _, _, err := s.AppendMessage(ctx, Message(k, "o", fmt.Sprint("other-", g), fmt.Sprint(i))); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	const n = 200
+	waits := make([]func() (store.StoredMessage, bool, error), 0, n+1)
+	for i := range n {
+		waits = append(waits, q.QueueMessage(ctx, Message(k, "o", "piper", fmt.Sprint("m", i))))
+	}
+	waits = append(waits, q.QueueMessage(ctx, Message(k, "o", "piper", "m7"))) // a resend
+	var last int64
+	var gid7 string
+	for i, wait := range waits {
+		m, replayed, err := wait()
+		if err != nil {
+			t.Fatalf("queued message %d: %v", i, err)
+		}
+		switch {
+		case i == n:
+			if !replayed || m.GID != gid7 {
+				t.Fatalf("resend: replayed %v gid %s, want the original %s", replayed, m.GID, gid7)
+			}
+		case replayed || m.Seq <= last:
+			t.Fatalf("queued message %d: seq %d after %d (replayed %v)", i, m.Seq, last, replayed)
+		default:
+			last = m.Seq
+			if i == 7 {
+				gid7 = m.GID
+			}
+		}
+	}
+	others.Wait()
+	bad := Message(k, "o", "piper", "")
+	if _, _, err := q.QueueMessage(ctx, bad)(); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("refused queued message: %v, want ErrInvalid", err)
 	}
 }
 
