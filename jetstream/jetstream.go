@@ -51,6 +51,36 @@ type Options struct {
 	// max payload less 16 KiB for headers (relay.md §5.1.2: "within the server's max payload
 	// minus headroom").
 	ChunkBytes int
+
+	// RunCacheBytes bounds the run cache (heads, chunk indexes and event-ID fingerprint
+	// sets); 0 means DefaultRunCacheBytes. See the package doc, "Memory".
+	RunCacheBytes int64
+
+	// BusCacheBytes bounds the bus cache (stream counters, recent entries and their gid and
+	// client_msg_id keys); 0 means DefaultBusCacheBytes.
+	BusCacheBytes int64
+
+	// EnvelopeOrgs bounds the orgs whose last envelope sequence the store remembers; 0 means
+	// DefaultEnvelopeOrgs.
+	EnvelopeOrgs int
+
+	// OnPublish, when set, is called after each atomic batch the store publishes (merged by
+	// group commit) with the time from its first message to the stream's acknowledgement: the
+	// relay's commit and publish latency series. It must not block.
+	OnPublish func(PublishInfo)
+}
+
+// PublishInfo describes one atomic batch the store published.
+type PublishInfo struct {
+	// Stream is the JetStream stream written.
+	Stream string
+	// Messages is the number of messages of the batch, Events the run events they carry
+	// (0 on other streams).
+	Messages, Events int
+	// Duration is the time from sending the batch's first message to its acknowledgement.
+	Duration time.Duration
+	// Err is the publish error, nil when the stream acknowledged the batch.
+	Err error
 }
 
 // Store is a [store.Store] on NATS JetStream. All methods are safe for concurrent use.
@@ -82,7 +112,9 @@ type Store struct {
 
 	watchers []njs.ConsumeContext
 
-	cache runCache
+	cache     runCache
+	runCommit *committer
+	busCommit *committer
 }
 
 var _ store.Store = (*Store)(nil)
@@ -119,7 +151,11 @@ func open(nc *nats.Conn, o Options, ns *server.Server) (*Store, error) {
 	if s.chunk < 1024 {
 		return nil, fmt.Errorf("jetstream: chunk size %d is too small (max payload %d)", s.chunk, nc.MaxPayload())
 	}
-	s.cache.init()
+	if o.RunCacheBytes <= 0 {
+		o.RunCacheBytes = DefaultRunCacheBytes
+	}
+	s.opts.RunCacheBytes = o.RunCacheBytes
+	s.cache.init(o.RunCacheBytes)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*o.Timeout)
 	defer cancel()
 	if s.runs, err = s.ensureStream(ctx, njs.StreamConfig{
@@ -134,20 +170,21 @@ func open(nc *nats.Conn, o Options, ns *server.Server) (*Store, error) {
 	}); err != nil {
 		return nil, err
 	}
+	s.runCommit = newCommitter(s, RunsStream)
 	if err := s.watch(ctx, s.runs, runHeadPrefix+">", func(subject string) {
 		if org, run, err := splitKey(subject, runHeadPrefix); err == nil {
 			s.runHub.Notify(org, run)
 		}
 	}); err != nil {
-		s.stopWatchers()
+		s.abortOpen()
 		return nil, err
 	}
 	if err := s.openBus(ctx); err != nil {
-		s.stopWatchers()
+		s.abortOpen()
 		return nil, err
 	}
 	if err := s.openEnvelopes(ctx); err != nil {
-		s.stopWatchers()
+		s.abortOpen()
 		return nil, err
 	}
 	return s, nil
@@ -197,6 +234,15 @@ func (s *Store) watch(ctx context.Context, st njs.Stream, filter string, wake fu
 	}
 	s.watchers = append(s.watchers, cc)
 	return nil
+}
+
+// abortOpen undoes a failed open: the wake-up consumers and the committers stop.
+func (s *Store) abortOpen() {
+	s.stopWatchers()
+	s.runCommit.close()
+	if s.busCommit != nil {
+		s.busCommit.close()
+	}
 }
 
 func (s *Store) stopWatchers() {
@@ -252,6 +298,10 @@ func (s *Store) Close() error {
 	s.closed = true
 	s.life.Unlock()
 	s.stopWatchers()
+	s.runCommit.close()
+	if s.busCommit != nil {
+		s.busCommit.close()
+	}
 	s.runHub.Close()
 	s.envHub.Close()
 	s.busHub.Close()
