@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"sync"
 	"time"
@@ -100,10 +101,13 @@ type Store struct {
 	envHub   store.Hub
 	envs     envState
 
-	bus      njs.Stream
-	busState njs.KeyValue
-	busHub   store.Hub
-	view     busView
+	bus            njs.Stream
+	busState       njs.KeyValue
+	busStateStream njs.Stream // the bucket's stream, for purging a message's receipts
+	busHub         store.Hub
+	busCache       busCache
+	busLocks       [64]sync.Mutex
+	lockSeed       maphash.Seed
 
 	// life: every call holds it for reading; Close takes it for writing, so Close waits for the
 	// calls under way and later calls see closed.
@@ -156,6 +160,12 @@ func open(nc *nats.Conn, o Options, ns *server.Server) (*Store, error) {
 	}
 	s.opts.RunCacheBytes = o.RunCacheBytes
 	s.cache.init(o.RunCacheBytes)
+	if o.BusCacheBytes <= 0 {
+		o.BusCacheBytes = DefaultBusCacheBytes
+	}
+	s.opts.BusCacheBytes = o.BusCacheBytes
+	s.busCache.init(o.BusCacheBytes)
+	s.lockSeed = maphash.MakeSeed()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*o.Timeout)
 	defer cancel()
 	if s.runs, err = s.ensureStream(ctx, njs.StreamConfig{
@@ -320,4 +330,31 @@ func (s *Store) ctxTimeout(ctx context.Context) (context.Context, context.Cancel
 		return ctx, func() {}
 	}
 	return context.WithTimeout(ctx, s.opts.Timeout)
+}
+
+// CacheStats reports the store's in-memory structures against their budgets (package doc,
+// "Memory").
+type CacheStats struct {
+	// RunBytes is what the run cache accounts now, RunPeak the most it ever did, RunLimit
+	// its budget (Options.RunCacheBytes), Runs the run states it holds.
+	RunBytes, RunPeak, RunLimit int64
+	Runs                        int
+	// BusBytes, BusPeak and BusLimit are the same for the bus cache (Options.BusCacheBytes),
+	// Streams the bus streams it holds.
+	BusBytes, BusPeak, BusLimit int64
+	Streams                     int
+	// EnvelopeOrgs is the number of orgs whose last envelope sequence is remembered, at most
+	// EnvelopeOrgsLimit (Options.EnvelopeOrgs).
+	EnvelopeOrgs, EnvelopeOrgsLimit int
+}
+
+// CacheStats returns the store's cache accounting.
+func (s *Store) CacheStats() CacheStats {
+	var cs CacheStats
+	cs.RunBytes, cs.RunPeak, cs.RunLimit, cs.Runs = s.cache.stats()
+	cs.BusBytes, cs.BusPeak, cs.BusLimit, cs.Streams = s.busCache.stats()
+	s.envs.mu.Lock()
+	cs.EnvelopeOrgs, cs.EnvelopeOrgsLimit = s.envs.last.len(), s.opts.EnvelopeOrgs
+	s.envs.mu.Unlock()
+	return cs
 }

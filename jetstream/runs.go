@@ -520,6 +520,20 @@ func (s *Store) ListRuns(ctx context.Context, org string, q store.ListRunsQuery)
 		info store.RunInfo
 		seq  uint64
 	}
+	// Newest first by (updatedAt, head stream sequence); only the page and the entry after it
+	// are kept (memory: the limit, whatever the org's number of runs).
+	order := func(a, b entry) int {
+		if c := b.info.UpdatedAt.Compare(a.info.UpdatedAt); c != 0 {
+			return c
+		}
+		switch {
+		case a.seq > b.seq:
+			return -1
+		case a.seq < b.seq:
+			return 1
+		}
+		return 0
+	}
 	var all []entry
 	err := s.lastPerSubject(ctx, s.runs, runHeadPrefix+token(org)+".*", func(m njs.Msg, seq uint64) error {
 		_, runID, err := splitKey(m.Subject(), runHeadPrefix)
@@ -538,24 +552,18 @@ func (s *Store) ListRuns(ctx context.Context, org string, q store.ListRunsQuery)
 		if cur != nil && !(h.Updated < cur.updated || h.Updated == cur.updated && seq < cur.seq) {
 			return nil
 		}
-		all = append(all, entry{info, seq})
+		e := entry{info, seq}
+		if i, _ := slices.BinarySearchFunc(all, e, order); i <= q.Limit {
+			all = slices.Insert(all, i, e)
+			if len(all) > q.Limit+1 {
+				all = all[:q.Limit+1]
+			}
+		}
 		return nil
 	})
 	if err != nil {
 		return store.RunPage{}, err
 	}
-	slices.SortFunc(all, func(a, b entry) int {
-		if c := b.info.UpdatedAt.Compare(a.info.UpdatedAt); c != 0 {
-			return c
-		}
-		switch {
-		case a.seq > b.seq:
-			return -1
-		case a.seq < b.seq:
-			return 1
-		}
-		return 0
-	})
 	var page store.RunPage
 	for i, e := range all {
 		if i == q.Limit {
