@@ -131,7 +131,7 @@ func (s *Store) openBus(ctx context.Context) error {
 		return fmt.Errorf("jetstream: bucket %s: %w", BusStateBucket, err)
 	}
 	s.busCommit = newCommitter(s, BusStream)
-	return s.watch(ctx, s.bus, busPrefix+">", func(subject string) {
+	return s.watch(ctx, s.bus, busPrefix+">", &s.ownBus, func(subject string) {
 		if k, err := parseTail(subject[len(busPrefix):]); err == nil {
 			s.busHub.Notify(k.Org+"\x00"+k.Network, k.Name)
 		}
@@ -437,6 +437,7 @@ func (s *Store) wrote(k store.StreamKey, seq int64, pos, ctrPos uint64, ce *cent
 	ce.bytes = entryBytes(ce.e, ce.gid, ce.cmid)
 	s.busCache.setCounter(k, seq, ctrPos)
 	s.busCache.add(k, seq-1, seq, []*centry{ce})
+	s.ownBus.add(pos)
 	s.busHub.Notify(k.Org+"\x00"+k.Network, k.Name)
 }
 

@@ -23,6 +23,14 @@ const (
 	RunsStream = "AGENTWIRE_RUNS"
 )
 
+// RelayStoreRecheck is the relay.Config.StoreRecheck to serve a relay on this store with. The
+// relay's runs lane takes a wake-up that no frame of its own follows within StoreRecheck for a
+// commit made elsewhere, and only then re-reads the store; on this store a wake-up of a commit
+// by this instance is delivered before the relay publishes its frames, and its echo from the
+// wake-up consumer is skipped, so a short wait costs no reads and keeps the latency of
+// cross-relay fan-out low (the relay's default, 250 ms, suits one process).
+const RelayStoreRecheck = 2 * time.Millisecond
+
 // Options configures a [Store]. The zero value is usable.
 type Options struct {
 	// Replicas is the replica count of the streams the store creates (relay.md §5.1.7: a 2xx
@@ -118,6 +126,8 @@ type Store struct {
 
 	cache     runCache
 	runCommit *committer
+	ownHeads  seqRing // heads this instance committed, whose wake-up echo is skipped
+	ownBus    seqRing // bus entries this instance committed
 	busCommit *committer
 }
 
@@ -181,7 +191,7 @@ func open(nc *nats.Conn, o Options, ns *server.Server) (*Store, error) {
 		return nil, err
 	}
 	s.runCommit = newCommitter(s, RunsStream)
-	if err := s.watch(ctx, s.runs, runHeadPrefix+">", func(subject string) {
+	if err := s.watch(ctx, s.runs, runHeadPrefix+">", &s.ownHeads, func(subject string) {
 		if org, run, err := splitKey(subject, runHeadPrefix); err == nil {
 			s.runHub.Notify(org, run)
 		}
@@ -229,7 +239,7 @@ func (s *Store) ensureStream(ctx context.Context, cfg njs.StreamConfig) (njs.Str
 // (relay.md §5.1.5: "one ordered JetStream consumer per stream per relay (committed messages
 // only), never core subscriptions on the data subjects"). It sees headers only and starts at the
 // messages stored from now on: a subscriber reads the store after subscribing.
-func (s *Store) watch(ctx context.Context, st njs.Stream, filter string, wake func(subject string)) error {
+func (s *Store) watch(ctx context.Context, st njs.Stream, filter string, own *seqRing, wake func(subject string)) error {
 	c, err := st.OrderedConsumer(ctx, njs.OrderedConsumerConfig{
 		FilterSubjects: []string{filter},
 		DeliverPolicy:  njs.DeliverNewPolicy,
@@ -238,7 +248,13 @@ func (s *Store) watch(ctx context.Context, st njs.Stream, filter string, wake fu
 	if err != nil {
 		return fmt.Errorf("jetstream: wake-up consumer on %s: %w", filter, err)
 	}
-	cc, err := c.Consume(func(m njs.Msg) { wake(m.Subject()) })
+	cc, err := c.Consume(func(m njs.Msg) {
+		// A commit of this instance woke its subscribers when it was acknowledged.
+		if md, err := m.Metadata(); err == nil && own.take(md.Sequence.Stream) {
+			return
+		}
+		wake(m.Subject())
+	})
 	if err != nil {
 		return fmt.Errorf("jetstream: wake-up consumer on %s: %w", filter, err)
 	}
@@ -357,4 +373,41 @@ func (s *Store) CacheStats() CacheStats {
 	cs.EnvelopeOrgs, cs.EnvelopeOrgsLimit = s.envs.last.len(), s.opts.EnvelopeOrgs
 	s.envs.mu.Unlock()
 	return cs
+}
+
+// seqRing remembers the stream sequences of the last 1,024 messages this instance committed
+// and woke its subscribers for, so that the wake-up consumer skips their echo.
+type seqRing struct {
+	mu   sync.Mutex
+	ring [1024]uint64
+	set  map[uint64]struct{}
+	i    int
+}
+
+func (r *seqRing) add(seq uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.set == nil {
+		r.set = make(map[uint64]struct{}, len(r.ring))
+	}
+	if old := r.ring[r.i]; old != 0 {
+		delete(r.set, old)
+	}
+	r.ring[r.i] = seq
+	r.set[seq] = struct{}{}
+	r.i = (r.i + 1) % len(r.ring)
+}
+
+// take reports whether seq was added, and forgets it.
+func (r *seqRing) take(seq uint64) bool {
+	if r == nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.set[seq]; ok {
+		delete(r.set, seq)
+		return true
+	}
+	return false
 }

@@ -278,6 +278,7 @@ func (s *Store) appendLocked(ctx context.Context, rs *runState, req store.Append
 			metas[i], _ = parseChunkMeta(m.Header)
 		}
 		s.committed(rs, h, last, first, rs.headSeq, req.Events, metas, req.ExpectedLastLogicalSequence)
+		s.ownHeads.add(last)
 		s.runHub.Notify(org, runID)
 		info := h.info(runID)
 		return info, nil
@@ -344,6 +345,7 @@ func (s *Store) PutCheckpoint(ctx context.Context, org, runID string, seq int64,
 		}
 		h.SnapAt = last - uint64(h.SnapN)
 		s.committed(rs, h, last, last-uint64(h.SnapN), rs.headSeq, nil, nil, rs.h.Last)
+		s.ownHeads.add(last) // a checkpoint wakes nobody
 		return true, nil
 	}
 }

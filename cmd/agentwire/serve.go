@@ -288,6 +288,7 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 		CheckpointMinInterval: pingInterval(o.ckptMin),
 		BusPingTimeout:        o.busPong,
 		Viewer:                viewer,
+		StoreRecheck:          storeRecheck(o.store),
 	})
 	if err != nil {
 		_ = st.Close()

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/pflag"
@@ -30,6 +31,15 @@ func (j *jetstreamFlags) register(f *pflag.FlagSet) {
 	f.IntVar(&j.replicas, "nats-replicas", 0, "replicas of the streams the relay creates on --nats (0: 3 when the cluster has 3 or more servers, else 1)")
 	f.BoolVar(&j.ownEnvoyStream, "own-envoy-stream", false, "create or update the ENVOY_NOTIFICATIONS stream on --nats instead of only checking it")
 	f.StringVar(&j.envoyOrg, "envoy-org", "", "org whose envelopes dedupe against Legion's own publishers on ENVOY_NOTIFICATIONS, and to which envelopes without an org belong")
+}
+
+// storeRecheck is the relay's StoreRecheck for the store kind: the jetstream store's (its
+// wake-ups carry other relays' commits); 0, the relay's default, for sqlite.
+func storeRecheck(kind string) time.Duration {
+	if kind == "jetstream" {
+		return jetstream.RelayStoreRecheck
+	}
+	return 0
 }
 
 // jetstreamStore is the jetstream store with what serve prints and the connection it owns.

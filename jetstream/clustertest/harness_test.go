@@ -158,7 +158,7 @@ func (c *cluster) startRelay(i int, o jetstream.Options) *node {
 		nc.Close()
 		c.t.Fatal(err)
 	}
-	srv, err := relay.New(relay.Config{Store: st, Logger: quietLogger(), SweepInterval: -1})
+	srv, err := relay.New(relay.Config{Store: st, Logger: quietLogger(), SweepInterval: -1, StoreRecheck: jetstream.RelayStoreRecheck})
 	if err != nil {
 		c.t.Fatal(err)
 	}
