@@ -83,6 +83,12 @@ func (j *jetstreamFlags) open(url, dataDir string) (relayStore, error) {
 		}
 		return &jetstreamStore{Store: s, where: filepath.Join(dataDir, jetstream.EmbeddedDir) + " (embedded NATS JetStream)"}, nil
 	}
+	return j.openWith(url, opts)
+}
+
+// openWith connects to the cluster at url and opens the store on it with opts (Replicas 0: 3
+// when the cluster has 3 or more servers, else 1).
+func (j *jetstreamFlags) openWith(url string, opts jetstream.Options) (relayStore, error) {
 	copts := []nats.Option{nats.Name("agentwire relay"), nats.MaxReconnects(-1)}
 	if j.creds != "" {
 		copts = append(copts, nats.UserCredentials(j.creds))
