@@ -392,7 +392,7 @@ func (s *Store) AppendMessage(ctx context.Context, m store.MessageWrite) (store.
 			}
 		}
 		msgs := entryBatch(parts, deletable, "m", m.ExpiresAt, gid, busPrefix+streamTail(m.Stream), entry, sm.Seq)
-		last, err := s.busCommit.publish(ctx, msgs)
+		last, err := s.busCommit.publish(ctx, msgs, 0)
 		if err == nil {
 			s.wrote(m.Stream, sm.Seq, last, last-uint64(len(msgs)-1), &centry{e: store.StreamEntry{Seq: sm.Seq, Message: &sm}, gid: gid, cmid: cmid})
 			return sm, false, nil
@@ -829,7 +829,7 @@ func (s *Store) ProposeTask(ctx context.Context, p store.TaskProposalWrite) (sto
 			{subject: busCtrPrefix + streamTail(p.Stream), data: seq, guard: true, expect: ctrSeq, rollup: true},
 		}
 		msgs := entryBatch(parts, nil, "", time.Time{}, "", busPrefix+streamTail(p.Stream), entry, tp.Seq)
-		last, err := s.busCommit.publish(ctx, msgs)
+		last, err := s.busCommit.publish(ctx, msgs, 0)
 		if err == nil {
 			s.wrote(p.Stream, tp.Seq, last, last-1, &centry{e: store.StreamEntry{Seq: tp.Seq, Task: &tp}})
 			// The question is no longer due.

@@ -50,7 +50,7 @@ func (s *Store) AppendPublish(ctx context.Context, p store.PublishWrite) (store.
 			{subject: cmid, guard: true, expect: expectCmid},
 		}
 		msgs := entryBatch(parts, []bool{false, true}, "p", p.ExpiresAt, "", busPrefix+streamTail(p.Stream), entry, sp.Seq)
-		last, err := s.busCommit.publish(ctx, msgs)
+		last, err := s.busCommit.publish(ctx, msgs, 0)
 		if err == nil {
 			s.wrote(p.Stream, sp.Seq, last, last-uint64(len(msgs)-1), &centry{e: store.StreamEntry{Seq: sp.Seq, Publish: &sp}, cmid: cmid})
 			return sp, false, nil

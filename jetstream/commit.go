@@ -38,10 +38,11 @@ const (
 
 // commitOp is one atomic batch waiting for the committer.
 type commitOp struct {
-	ctx   context.Context
-	msgs  []*nats.Msg
-	bytes int
-	done  chan commitResult
+	ctx    context.Context
+	msgs   []*nats.Msg
+	bytes  int
+	events int // run events carried, for the publish hook
+	done   chan commitResult
 }
 
 type commitResult struct {
@@ -78,11 +79,11 @@ func (c *committer) close() {
 // publish publishes msgs as one atomic batch (merged with others) and returns the stream
 // sequence of its last message. ctx ending first answers ctx.Err(): the batch may or may not
 // be stored.
-func (c *committer) publish(ctx context.Context, msgs []*nats.Msg) (uint64, error) {
+func (c *committer) publish(ctx context.Context, msgs []*nats.Msg, events int) (uint64, error) {
 	if len(msgs) > maxBatchMsgs {
 		return 0, fmt.Errorf("%w: the batch needs %d messages, more than the %d of one atomic batch", store.ErrInvalid, len(msgs), maxBatchMsgs)
 	}
-	op := &commitOp{ctx: ctx, msgs: msgs, done: make(chan commitResult, 1)}
+	op := &commitOp{ctx: ctx, msgs: msgs, events: events, done: make(chan commitResult, 1)}
 	for _, m := range msgs {
 		op.bytes += len(m.Data) + len(m.Subject)
 	}
@@ -148,6 +149,7 @@ func (c *committer) commit(group []*commitOp) {
 		return
 	}
 	var msgs []*nats.Msg
+	events := 0
 	if len(live) == 1 {
 		msgs = live[0].msgs
 	} else {
@@ -155,7 +157,10 @@ func (c *committer) commit(group []*commitOp) {
 			msgs = append(msgs, op.msgs...)
 		}
 	}
-	last, err := c.send(msgs)
+	for _, op := range live {
+		events += op.events
+	}
+	last, err := c.send(msgs, events)
 	switch {
 	case err == nil:
 		after := uint64(len(msgs))
@@ -165,7 +170,7 @@ func (c *committer) commit(group []*commitOp) {
 		}
 	case len(live) > 1 && guardRefused(err):
 		for _, op := range live {
-			last, err := c.send(op.msgs)
+			last, err := c.send(op.msgs, op.events)
 			op.done <- commitResult{last: last, err: err}
 		}
 	default:
@@ -177,13 +182,13 @@ func (c *committer) commit(group []*commitOp) {
 
 // send publishes one atomic batch, bounded by the store's request timeout, and reports it to
 // the publish hook.
-func (c *committer) send(msgs []*nats.Msg) (uint64, error) {
+func (c *committer) send(msgs []*nats.Msg, events int) (uint64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.s.opts.Timeout)
 	defer cancel()
 	start := time.Now()
 	ack, err := jetstreamext.PublishMsgBatch(ctx, c.s.js, msgs, jetstreamext.BatchFlowControl{AckFirst: false, AckTimeout: c.s.opts.Timeout})
 	if h := c.s.opts.OnPublish; h != nil {
-		h(PublishInfo{Stream: c.name, Messages: len(msgs), Duration: time.Since(start), Err: err})
+		h(PublishInfo{Stream: c.name, Messages: len(msgs), Events: events, Duration: time.Since(start), Err: err})
 	}
 	if err != nil {
 		return 0, err

@@ -290,6 +290,9 @@ func (s *Store) enter() error {
 
 func (s *Store) leave() { s.life.RUnlock() }
 
+// Conn returns the store's NATS connection (its statistics, status and reconnects).
+func (s *Store) Conn() *nats.Conn { return s.nc }
+
 // Ping reports whether the connection is up and the store's streams answer (relay.md §2:
 // GET /healthz).
 func (s *Store) Ping(ctx context.Context) error {

@@ -216,6 +216,7 @@ func (s *Store) AppendEnvelope(ctx context.Context, org string, e store.Envelope
 	s.envs.mu.Lock()
 	at := max(e.StoredAt.UnixNano(), s.envs.clock)
 	m.Header.Set(hdrStoredAt, strconv.FormatInt(at, 10))
+	start := time.Now()
 	fut, err := s.js.PublishMsgAsync(m, njs.WithExpectStream(envelope.NotificationsStream))
 	if err != nil {
 		s.envs.mu.Unlock()
@@ -236,6 +237,9 @@ func (s *Store) AppendEnvelope(ctx context.Context, org string, e store.Envelope
 		err = errors.New("no acknowledgement within " + s.opts.Timeout.String())
 	case <-ctx.Done():
 		err = ctx.Err()
+	}
+	if h := s.opts.OnPublish; h != nil && ctx.Err() == nil {
+		h(PublishInfo{Stream: envelope.NotificationsStream, Messages: 1, Duration: time.Since(start), Err: err})
 	}
 	if err != nil {
 		return store.StoredEnvelope{}, false, fmt.Errorf("jetstream: publish envelope: %w", err)

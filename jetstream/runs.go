@@ -137,10 +137,10 @@ const maxBatchMsgs = 1000
 // publishBatch publishes msgs as one atomic batch (group-committed with other writers' batches)
 // whose first message carries the guard: the head subject's last stream sequence must be
 // headSeq (0: no head yet). It returns the stream sequence of the last message.
-func (s *Store) publishBatch(ctx context.Context, msgs []*nats.Msg, headSubj string, headSeq uint64) (uint64, error) {
+func (s *Store) publishBatch(ctx context.Context, msgs []*nats.Msg, headSubj string, headSeq uint64, events int) (uint64, error) {
 	msgs[0].Header.Set(njs.ExpectedLastSubjSeqHeader, strconv.FormatUint(headSeq, 10))
 	msgs[0].Header.Set(njs.ExpectedLastSubjSeqSubjHeader, headSubj)
-	return s.runCommit.publish(ctx, msgs)
+	return s.runCommit.publish(ctx, msgs, events)
 }
 
 // backoff sleeps before retry attempt (1, 2, …) of a refused guard, or returns ctx's error.
@@ -250,7 +250,7 @@ func (s *Store) appendLocked(ctx context.Context, rs *runState, req store.Append
 		hm.Header.Set(njs.MsgRollup, njs.MsgRollupSubject)
 		hm.Data, _ = json.Marshal(&h)
 		msgs = append(msgs, hm)
-		last, err := s.publishBatch(ctx, msgs, headSubject(org, runID), rs.headSeq)
+		last, err := s.publishBatch(ctx, msgs, headSubject(org, runID), rs.headSeq, len(req.Events))
 		if err != nil {
 			if guardRefused(err) && attempt < 1000 {
 				prev := rs.headSeq
@@ -326,7 +326,7 @@ func (s *Store) PutCheckpoint(ctx context.Context, org, runID string, seq int64,
 		hm := nats.NewMsg(headSubject(org, runID))
 		hm.Header.Set(njs.MsgRollup, njs.MsgRollupSubject)
 		hm.Data, _ = json.Marshal(&h)
-		last, err := s.publishBatch(ctx, append(snap, hm), headSubject(org, runID), rs.headSeq)
+		last, err := s.publishBatch(ctx, append(snap, hm), headSubject(org, runID), rs.headSeq, 0)
 		if err != nil {
 			if guardRefused(err) && attempt < 1000 {
 				prev := rs.headSeq
