@@ -65,11 +65,21 @@
 // (embedded, or Options.OwnEnvoyStream), and otherwise refuses to open when it is missing or
 // differs. Session deliveries are KV entries updated by revision.
 //
+// # Presence
+//
+// Bus presence is live only (relay.md §5.1.3): the store relays it over core NATS, on subjects
+// no stream captures ([store.PresenceRelay]): updates on agentwire.presence.<org>.<vault>, and
+// snapshot requests on agentwire.presnap.<org>.<vault>, which every other relay answers with
+// its sockets' last updates within 250 ms. Each message names the store instance that sent it,
+// which skips its own.
+//
 // # Wake-ups
 //
 // Subscribe, SubscribeStream and SubscribeEnvelopes are fed by one ordered consumer per stream
 // per store instance, which sees committed messages only (relay.md §5.1.5): a commit by any
-// relay wakes the subscribers of every relay.
+// relay wakes the subscribers of every relay. A commit of this instance wakes its subscribers
+// as it is acknowledged, and the consumer skips its echo; a relay on this store re-reads a run
+// after a wake-up no frame of its own follows within [RelayStoreRecheck].
 //
 // # Memory
 //

@@ -94,6 +94,7 @@ type PublishInfo struct {
 
 // Store is a [store.Store] on NATS JetStream. All methods are safe for concurrent use.
 type Store struct {
+	id    string // this instance, in the presence it publishes
 	nc    *nats.Conn
 	js    njs.JetStream
 	ns    *server.Server // the embedded server the store owns, or nil
@@ -157,7 +158,7 @@ func open(nc *nats.Conn, o Options, ns *server.Server) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
-	s := &Store{nc: nc, js: js, ns: ns, opts: o}
+	s := &Store{nc: nc, js: js, ns: ns, opts: o, id: nats.NewInbox()}
 	s.chunk = o.ChunkBytes
 	if s.chunk <= 0 {
 		s.chunk = int(nc.MaxPayload()) - 16<<10
