@@ -34,9 +34,9 @@ func benchEvent(run string, seq int64) store.Event {
 var benchSnapshot = []byte(`{"status":"running","pad":"` + strings.Repeat("x", 1000) + `"}`)
 
 // BenchmarkIngest measures durable ingest through AppendRun on SQLite (group commit, WAL,
-// synchronous=FULL) and on the embedded single-node JetStream (sync_interval always, one
-// atomic batch per append), back to back per configuration so that the shared machine's noise
-// hits both alike: batches of 1, 100 and 1000 events with a 1 KiB checkpoint, 1 and 8 writers
+// synchronous=FULL) and on the embedded single-node JetStream (sync_interval always, atomic
+// batches merged by group commit), and the raw baseline (rawIngest), back to back per
+// configuration so that the shared machine's noise hits them alike: batches of 1, 100 and 1000 events with a 1 KiB checkpoint, 1 and 8 writers
 // each on its own run. events/s = batches × batch size / elapsed; compare medians over -count.
 func BenchmarkIngest(b *testing.B) {
 	for _, batch := range []int{1, 100, 1000} {
