@@ -151,7 +151,7 @@ func (s *Store) streamLock(k store.StreamKey) *sync.Mutex {
 	return &s.busLocks[h.Sum64()%uint64(len(s.busLocks))]
 }
 
-func (s *Store) busNow() time.Time { return s.opts.Now() }
+func (s *Store) busNow() time.Time { return s.now() }
 
 func visibleAt(expires time.Time, now time.Time) bool { return expires.IsZero() || expires.After(now) }
 

@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -95,6 +96,7 @@ type PublishInfo struct {
 // Store is a [store.Store] on NATS JetStream. All methods are safe for concurrent use.
 type Store struct {
 	id    string // this instance, in the presence it publishes
+	clock atomic.Pointer[func() time.Time]
 	nc    *nats.Conn
 	js    njs.JetStream
 	ns    *server.Server // the embedded server the store owns, or nil
@@ -159,6 +161,7 @@ func open(nc *nats.Conn, o Options, ns *server.Server) (*Store, error) {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
 	s := &Store{nc: nc, js: js, ns: ns, opts: o, id: nats.NewInbox()}
+	s.clock.Store(&o.Now)
 	s.chunk = o.ChunkBytes
 	if s.chunk <= 0 {
 		s.chunk = int(nc.MaxPayload()) - 16<<10
@@ -290,6 +293,18 @@ func (s *Store) enter() error {
 }
 
 func (s *Store) leave() { s.life.RUnlock() }
+
+var _ store.Clocked = (*Store)(nil)
+
+// SetClock replaces the store's clock (Options.Now); a nil now changes nothing.
+func (s *Store) SetClock(now func() time.Time) {
+	if now != nil {
+		s.clock.Store(&now)
+	}
+}
+
+// now reads the store's clock.
+func (s *Store) now() time.Time { return (*s.clock.Load())() }
 
 // Conn returns the store's NATS connection (its statistics, status and reconnects).
 func (s *Store) Conn() *nats.Conn { return s.nc }

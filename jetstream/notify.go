@@ -313,7 +313,7 @@ func (s *Store) ReadEnvelopes(ctx context.Context, org string, q store.EnvelopeQ
 	}
 	defer s.leave()
 	page := store.EnvelopePage{Next: q.After}
-	examined := 0
+	examined, bytes := 0, 0
 	for seq := uint64(q.After) + 1; ; {
 		rctx, cancel := s.ctxTimeout(ctx)
 		m, err := s.env.GetMsg(rctx, seq, njs.WithGetMsgSubject(">"))
@@ -333,10 +333,17 @@ func (s *Store) ReadEnvelopes(ctx context.Context, org string, q store.EnvelopeQ
 			page.More = true
 			return page, nil
 		}
+		keep := (q.Since.IsZero() || !e.StoredAt.Before(q.Since)) && (q.Match == nil || q.Match(e.Subject))
+		if keep && q.MaxBytes > 0 && len(page.Envelopes) > 0 && bytes+len(e.Data) > q.MaxBytes {
+			// The byte budget stops the page before this envelope.
+			page.More = true
+			return page, nil
+		}
 		examined++
 		page.Next = e.Seq
-		if (q.Since.IsZero() || !e.StoredAt.Before(q.Since)) && (q.Match == nil || q.Match(e.Subject)) {
+		if keep {
 			page.Envelopes = append(page.Envelopes, e)
+			bytes += len(e.Data)
 		}
 	}
 }

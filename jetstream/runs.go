@@ -228,7 +228,7 @@ func (s *Store) appendLocked(ctx context.Context, rs *runState, req store.Append
 			return store.RunInfo{}, err
 		}
 		h := rs.h
-		now := s.opts.Now().UnixNano()
+		now := s.now().UnixNano()
 		if rs.headSeq == 0 {
 			h = head{Created: now}
 		}
@@ -350,17 +350,35 @@ func (s *Store) PutCheckpoint(ctx context.Context, org, runID string, seq int64,
 	}
 }
 
+var _ store.BoundedReader = (*Store)(nil)
+
 // ReadEvents reads the run's chunks from the stream leader, starting at the first chunk the
 // index says may hold an event after `after`.
 func (s *Store) ReadEvents(ctx context.Context, org, runID string, after int64, limit int) ([]store.Event, error) {
+	evs, _, err := s.readEvents(ctx, org, runID, after, limit, 0)
+	return evs, err
+}
+
+// ReadEventsBounded is ReadEvents stopping before the event that would bring the page's data
+// past maxBytes (the first event always comes).
+func (s *Store) ReadEventsBounded(ctx context.Context, org, runID string, after int64, limit, maxBytes int) ([]store.Event, bool, error) {
+	if maxBytes <= 0 {
+		return nil, false, fmt.Errorf("%w: byte budget %d is not positive", store.ErrInvalid, maxBytes)
+	}
+	return s.readEvents(ctx, org, runID, after, limit, maxBytes)
+}
+
+// readEvents reads up to limit events after `after` and, when maxBytes > 0, up to maxBytes
+// of their data (at least one event); cut reports that the budget stopped it.
+func (s *Store) readEvents(ctx context.Context, org, runID string, after int64, limit, maxBytes int) ([]store.Event, bool, error) {
 	if err := store.ValidateRead(org, runID, after, limit); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := checkRunIDs(org, runID); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := s.enter(); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer s.leave()
 	rs := s.cache.get(org, runID)
@@ -372,10 +390,11 @@ func (s *Store) ReadEvents(ctx context.Context, org, runID string, after int64, 
 	if !ok {
 		var err error
 		if from, err = s.seekStart(ctx, org, runID, after, ixFrom, ixEmpty, 0); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	var out []store.Event
+	size, cut := 0, false
 	var parts []byte
 	var seen []chunkRef
 	err := s.forChunks(ctx, org, runID, from, 0, func(seq uint64, c chunkMeta, data []byte) (bool, error) {
@@ -399,8 +418,13 @@ func (s *Store) ReadEvents(ctx context.Context, org, runID string, after int64, 
 		}
 		for _, e := range evs {
 			if e.LogicalSequence > after {
+				if maxBytes > 0 && len(out) > 0 && size+len(e.Data) > maxBytes {
+					cut = true
+					return false, nil
+				}
 				e.Data = slices.Clone(e.Data)
 				out = append(out, e)
+				size += len(e.Data)
 				if len(out) == limit {
 					return false, nil
 				}
@@ -409,13 +433,13 @@ func (s *Store) ReadEvents(ctx context.Context, org, runID string, after int64, 
 		return true, nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if len(seen) == 0 && from <= 1 {
 		if _, _, err := s.getHead(ctx, org, runID); err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		return nil, nil
+		return nil, false, nil
 	}
 	if len(seen) > 0 {
 		// Remember the chunks read: every chunk of the run from `from` to the last one read.
@@ -423,7 +447,7 @@ func (s *Store) ReadEvents(ctx context.Context, org, runID string, after int64, 
 		s.ixAdd(rs, seen, from, seen[len(seen)-1].seq, after, rs.ixTo >= rs.ixFrom && from <= rs.ixTo+1 && from >= rs.ixFrom)
 		rs.mu.Unlock()
 	}
-	return out, nil
+	return out, cut, nil
 }
 
 // getHead reads the run's head from the leader; ErrNotFound when the run does not exist.
