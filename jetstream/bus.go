@@ -135,7 +135,7 @@ func (s *Store) openBus(ctx context.Context) error {
 		if k, err := parseTail(subject[len(busPrefix):]); err == nil {
 			s.busHub.Notify(k.Org+"\x00"+k.Network, k.Name)
 		}
-	})
+	}, s.busHub.NotifyAll)
 }
 
 // streamLock serializes this instance's writes to a bus stream (striped by key), so that its

@@ -126,6 +126,7 @@ type Store struct {
 	closed bool
 
 	watchers []njs.ConsumeContext
+	statusCh chan nats.Status // the connection's status listener (watchConnection)
 
 	cache     runCache
 	runCommit *committer
@@ -199,7 +200,7 @@ func open(nc *nats.Conn, o Options, ns *server.Server) (*Store, error) {
 		if org, run, err := splitKey(subject, runHeadPrefix); err == nil {
 			s.runHub.Notify(org, run)
 		}
-	}); err != nil {
+	}, s.runHub.NotifyAll); err != nil {
 		s.abortOpen()
 		return nil, err
 	}
@@ -211,6 +212,7 @@ func open(nc *nats.Conn, o Options, ns *server.Server) (*Store, error) {
 		s.abortOpen()
 		return nil, err
 	}
+	s.watchConnection()
 	return s, nil
 }
 
@@ -241,12 +243,22 @@ func (s *Store) ensureStream(ctx context.Context, cfg njs.StreamConfig) (njs.Str
 
 // watch starts the ordered consumer that turns committed messages on filter into wake-ups
 // (relay.md §5.1.5: "one ordered JetStream consumer per stream per relay (committed messages
-// only), never core subscriptions on the data subjects"). It sees headers only and starts at the
-// messages stored from now on: a subscriber reads the store after subscribing.
-func (s *Store) watch(ctx context.Context, st njs.Stream, filter string, own *seqRing, wake func(subject string)) error {
+// only), never core subscriptions on the data subjects"). It sees headers only and starts after
+// the stream's last message: a subscriber reads the store after subscribing. lost is called
+// when the consumer may have missed messages (it lost its server: it is recreated from the last
+// message it delivered, after a heartbeat of 1 s went missing twice), so that every subscriber
+// of the lane re-reads.
+func (s *Store) watch(ctx context.Context, st njs.Stream, filter string, own *seqRing, wake func(subject string), lost func()) error {
+	info, err := st.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("jetstream: wake-up consumer on %s: %w", filter, err)
+	}
+	// A start sequence rather than DeliverNew: a consumer recreated before it delivered
+	// anything resumes from there instead of from its recreation.
 	c, err := st.OrderedConsumer(ctx, njs.OrderedConsumerConfig{
 		FilterSubjects: []string{filter},
-		DeliverPolicy:  njs.DeliverNewPolicy,
+		DeliverPolicy:  njs.DeliverByStartSequencePolicy,
+		OptStartSeq:    info.State.LastSeq + 1,
 		HeadersOnly:    true,
 	})
 	if err != nil {
@@ -258,12 +270,31 @@ func (s *Store) watch(ctx context.Context, st njs.Stream, filter string, own *se
 			return
 		}
 		wake(m.Subject())
-	})
+	}, njs.PullHeartbeat(time.Second), njs.ConsumeErrHandler(func(njs.ConsumeContext, error) { lost() }))
 	if err != nil {
 		return fmt.Errorf("jetstream: wake-up consumer on %s: %w", filter, err)
 	}
 	s.watchers = append(s.watchers, cc)
 	return nil
+}
+
+// watchConnection wakes every subscriber of every lane each time the connection is
+// re-established: the wake-up consumers may have missed commits while it was down.
+func (s *Store) watchConnection() {
+	ch := s.nc.StatusChanged(nats.CONNECTED)
+	s.statusCh = ch
+	go func() {
+		for range ch {
+			s.wakeAll()
+		}
+	}()
+}
+
+// wakeAll wakes every subscriber of every lane (a spurious wake-up costs a read).
+func (s *Store) wakeAll() {
+	s.runHub.NotifyAll()
+	s.busHub.NotifyAll()
+	s.envHub.NotifyAll()
 }
 
 // abortOpen undoes a failed open: the wake-up consumers and the committers stop.
@@ -280,6 +311,10 @@ func (s *Store) stopWatchers() {
 		w.Stop()
 	}
 	s.watchers = nil
+	if s.statusCh != nil {
+		s.nc.RemoveStatusListener(s.statusCh)
+		s.statusCh = nil
+	}
 }
 
 // enter starts a call: it fails with store.ErrClosed after Close. The caller must call s.leave.

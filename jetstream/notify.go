@@ -137,7 +137,7 @@ func (s *Store) openEnvelopes(ctx context.Context) error {
 		if ok {
 			s.envHub.Notify(org, "")
 		}
-	})
+	}, njs.PullHeartbeat(time.Second), njs.ConsumeErrHandler(func(njs.ConsumeContext, error) { s.envHub.NotifyAll() }))
 	if err != nil {
 		return fmt.Errorf("jetstream: wake-up consumer on %s: %w", envelope.NotificationsStream, err)
 	}
