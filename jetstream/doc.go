@@ -79,7 +79,10 @@
 // per store instance, which sees committed messages only (relay.md §5.1.5): a commit by any
 // relay wakes the subscribers of every relay. A commit of this instance wakes its subscribers
 // as it is acknowledged, and the consumer skips its echo; a relay on this store re-reads a run
-// after a wake-up no frame of its own follows within [RelayStoreRecheck].
+// after a wake-up no frame of its own follows within [RelayStoreRecheck]. A consumer that loses
+// its server (1 s heartbeats) is recreated from the last message it delivered, and when it
+// reports the loss, or the connection comes back, every subscriber of the lane is woken to
+// re-read, so a node loss delays wake-ups but never loses one.
 //
 // # Memory
 //
