@@ -8,6 +8,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	njs "github.com/nats-io/nats.go/jetstream"
+	"github.com/synadia-io/orbit.go/jetstreamext"
 
 	"github.com/agentwire/agentwire/jetstream"
 	"github.com/agentwire/agentwire/sqlite"
@@ -29,15 +34,19 @@ func benchEvent(run string, seq int64) store.Event {
 var benchSnapshot = []byte(`{"status":"running","pad":"` + strings.Repeat("x", 1000) + `"}`)
 
 // BenchmarkIngest measures durable ingest through AppendRun on SQLite (group commit, WAL,
-// synchronous=FULL) and on the embedded single-node JetStream (sync_interval always, one
-// atomic batch per append), back to back per configuration so that the shared machine's noise
-// hits both alike: batches of 1, 100 and 1000 events with a 1 KiB checkpoint, 1 and 8 writers
+// synchronous=FULL) and on the embedded single-node JetStream (sync_interval always, atomic
+// batches merged by group commit), and the raw baseline (rawIngest), back to back per
+// configuration so that the shared machine's noise hits them alike: batches of 1, 100 and 1000 events with a 1 KiB checkpoint, 1 and 8 writers
 // each on its own run. events/s = batches × batch size / elapsed; compare medians over -count.
 func BenchmarkIngest(b *testing.B) {
 	for _, batch := range []int{1, 100, 1000} {
 		for _, writers := range []int{1, 8} {
-			for _, kind := range []string{"sqlite", "jetstream"} {
+			for _, kind := range []string{"sqlite", "jetstream", "raw"} {
 				b.Run(fmt.Sprintf("batch=%d/writers=%d/%s", batch, writers, kind), func(b *testing.B) {
+					if kind == "raw" {
+						rawIngest(b, batch, writers)
+						return
+					}
 					var s store.Store
 					var err error
 					if kind == "sqlite" {
@@ -54,6 +63,64 @@ func BenchmarkIngest(b *testing.B) {
 			}
 		}
 	}
+}
+
+// rawIngest is the baseline of the jetstream store: the same messages AppendRun publishes
+// (event chunks, the checkpoint, a head), published by plain atomic batches with no guard on
+// the same embedded server and stream configuration, so that the store's own cost shows as a
+// ratio.
+func rawIngest(b *testing.B, batch, writers int) {
+	ns, err := jetstream.StartServer(b.TempDir(), jetstream.EmbeddedOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	nc, err := nats.Connect("", nats.InProcessServer(ns))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(nc.Close)
+	js, err := njs.New(nc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := js.CreateStream(ctx, njs.StreamConfig{
+		Name: jetstream.RunsStream, Subjects: []string{"agentwire.runs.>", "agentwire.runsnap.>", "agentwire.runhead.>"},
+		Storage: njs.FileStorage, AllowAtomicPublish: true, AllowRollup: true, Duplicates: 2 * time.Minute,
+	}); err != nil {
+		b.Fatal(err)
+	}
+	last := make([]int64, writers)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for w := range writers {
+		wg.Go(func() {
+			run := fmt.Sprintf("run-%d", w)
+			evs := make([]store.Event, batch)
+			for next.Add(1) <= int64(b.N) {
+				for i := range evs {
+					evs[i] = benchEvent(run, last[w]+1+int64(i))
+				}
+				msgs := jetstream.RunBatchMsgs("bench", run, evs, benchSnapshot, 1<<20-16<<10)
+				if _, err := jetstreamext.PublishMsgBatch(ctx, js, msgs, jetstreamext.BatchFlowControl{AckFirst: false, AckTimeout: 10 * time.Second}); err != nil {
+					errs <- err
+					return
+				}
+				last[w] += int64(batch)
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.N)*float64(batch)/b.Elapsed().Seconds(), "events/s")
 }
 
 func ingest(b *testing.B, s store.Store, batch, writers int) {

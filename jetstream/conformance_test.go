@@ -30,3 +30,7 @@ func TestConformanceNotifications(t *testing.T) {
 func TestConformanceBus(t *testing.T) {
 	storetest.RunBus(t, openEmbedded)
 }
+
+func TestConformanceLister(t *testing.T) {
+	storetest.RunLister(t, openEmbedded)
+}

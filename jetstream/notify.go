@@ -29,15 +29,22 @@ const (
 // SessionsBucket is the KV bucket of the dedupe keys delivered to notification stream sessions.
 const SessionsBucket = "AGENTWIRE_SESSIONS"
 
-// envState is the notification lane's memory: the relay's stored-at clock and what the wake-up
-// consumer has seen.
+// DefaultEnvelopeOrgs is the number of orgs whose last envelope sequence the store remembers
+// when Options.EnvelopeOrgs is 0.
+const DefaultEnvelopeOrgs = 4096
+
+// envState is the notification lane's memory: the relay's stored-at clock, what the wake-up
+// consumer has seen, and the last envelope sequence of at most Options.EnvelopeOrgs orgs
+// (least recently seen dropped first; an org beyond them is found by a scan of the stream's
+// headers).
 type envState struct {
-	mu    sync.Mutex
-	cond  *sync.Cond
-	clock int64            // the last StoredAt this instance gave (relay.md §5.1.4: per relay)
-	sends uint64           // envelopes sent, for giving a duplicate's clock back
-	seen  uint64           // the stream sequence of the last message the consumer delivered
-	last  map[string]int64 // org → sequence of its last envelope seen
+	mu       sync.Mutex
+	cond     *sync.Cond
+	clock    int64  // the last StoredAt this instance gave (relay.md §5.1.4: per relay)
+	sends    uint64 // envelopes sent, for giving a duplicate's clock back
+	seen     uint64 // the stream sequence of the last message the consumer delivered
+	last     *lru   // org → sequence of its last envelope seen
+	complete bool   // last holds every org seen (nothing was dropped)
 }
 
 // ensureEnvoyStream creates or checks ENVOY_NOTIFICATIONS (envelope.md §5.1; relay.md §5.1.4):
@@ -97,7 +104,11 @@ func (s *Store) openEnvelopes(ctx context.Context) error {
 	}); err != nil {
 		return fmt.Errorf("jetstream: bucket %s: %w", SessionsBucket, err)
 	}
-	s.envs.last = map[string]int64{}
+	if s.opts.EnvelopeOrgs <= 0 {
+		s.opts.EnvelopeOrgs = DefaultEnvelopeOrgs
+	}
+	s.envs.last = newLRU(s.opts.EnvelopeOrgs)
+	s.envs.complete = true
 	s.envs.cond = sync.NewCond(&s.envs.mu)
 	if m, err := s.env.GetLastMsgForSubject(ctx, ">"); err == nil {
 		if at, ok := storedAt(m.Header); ok {
@@ -117,8 +128,8 @@ func (s *Store) openEnvelopes(ctx context.Context) error {
 		}
 		org, ok := s.envelopeOrg(m.Headers())
 		s.envs.mu.Lock()
-		if ok {
-			s.envs.last[org] = int64(md.Sequence.Stream)
+		if ok && s.envs.last.put(org, int64(md.Sequence.Stream)) {
+			s.envs.complete = false
 		}
 		s.envs.seen = max(s.envs.seen, md.Sequence.Stream)
 		s.envs.cond.Broadcast()
@@ -126,7 +137,7 @@ func (s *Store) openEnvelopes(ctx context.Context) error {
 		if ok {
 			s.envHub.Notify(org, "")
 		}
-	})
+	}, njs.PullHeartbeat(time.Second), njs.ConsumeErrHandler(func(njs.ConsumeContext, error) { s.envHub.NotifyAll() }))
 	if err != nil {
 		return fmt.Errorf("jetstream: wake-up consumer on %s: %w", envelope.NotificationsStream, err)
 	}
@@ -205,6 +216,7 @@ func (s *Store) AppendEnvelope(ctx context.Context, org string, e store.Envelope
 	s.envs.mu.Lock()
 	at := max(e.StoredAt.UnixNano(), s.envs.clock)
 	m.Header.Set(hdrStoredAt, strconv.FormatInt(at, 10))
+	start := time.Now()
 	fut, err := s.js.PublishMsgAsync(m, njs.WithExpectStream(envelope.NotificationsStream))
 	if err != nil {
 		s.envs.mu.Unlock()
@@ -225,6 +237,9 @@ func (s *Store) AppendEnvelope(ctx context.Context, org string, e store.Envelope
 		err = errors.New("no acknowledgement within " + s.opts.Timeout.String())
 	case <-ctx.Done():
 		err = ctx.Err()
+	}
+	if h := s.opts.OnPublish; h != nil && ctx.Err() == nil {
+		h(PublishInfo{Stream: envelope.NotificationsStream, Messages: 1, Duration: time.Since(start), Err: err})
 	}
 	if err != nil {
 		return store.StoredEnvelope{}, false, fmt.Errorf("jetstream: publish envelope: %w", err)
@@ -298,7 +313,7 @@ func (s *Store) ReadEnvelopes(ctx context.Context, org string, q store.EnvelopeQ
 	}
 	defer s.leave()
 	page := store.EnvelopePage{Next: q.After}
-	examined := 0
+	examined, bytes := 0, 0
 	for seq := uint64(q.After) + 1; ; {
 		rctx, cancel := s.ctxTimeout(ctx)
 		m, err := s.env.GetMsg(rctx, seq, njs.WithGetMsgSubject(">"))
@@ -318,10 +333,17 @@ func (s *Store) ReadEnvelopes(ctx context.Context, org string, q store.EnvelopeQ
 			page.More = true
 			return page, nil
 		}
+		keep := (q.Since.IsZero() || !e.StoredAt.Before(q.Since)) && (q.Match == nil || q.Match(e.Subject))
+		if keep && q.MaxBytes > 0 && len(page.Envelopes) > 0 && bytes+len(e.Data) > q.MaxBytes {
+			// The byte budget stops the page before this envelope.
+			page.More = true
+			return page, nil
+		}
 		examined++
 		page.Next = e.Seq
-		if (q.Since.IsZero() || !e.StoredAt.Before(q.Since)) && (q.Match == nil || q.Match(e.Subject)) {
+		if keep {
 			page.Envelopes = append(page.Envelopes, e)
+			bytes += len(e.Data)
 		}
 	}
 }
@@ -355,14 +377,70 @@ func (s *Store) LastEnvelopeSeq(ctx context.Context, org string) (int64, error) 
 	})
 	defer stop()
 	s.envs.mu.Lock()
-	defer s.envs.mu.Unlock()
 	for s.envs.seen < m.Sequence {
 		if err := rctx.Err(); err != nil {
+			s.envs.mu.Unlock()
 			return 0, fmt.Errorf("jetstream: the wake-up consumer is behind: %w", err)
 		}
 		s.envs.cond.Wait()
 	}
-	return s.envs.last[org], nil
+	seq, ok := s.envs.last.get(org)
+	complete := s.envs.complete
+	s.envs.mu.Unlock()
+	if ok || complete {
+		return seq, nil
+	}
+	return s.scanLastEnvelope(ctx, org, m.Sequence)
+}
+
+// scanLastEnvelope finds the org's last envelope up to stream sequence upTo by reading the
+// stream's headers from its start (an org the bounded map dropped), and remembers it.
+func (s *Store) scanLastEnvelope(ctx context.Context, org string, upTo uint64) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, 4*s.opts.Timeout)
+	defer cancel()
+	c, err := s.env.OrderedConsumer(ctx, njs.OrderedConsumerConfig{DeliverPolicy: njs.DeliverAllPolicy, HeadersOnly: true})
+	if err != nil {
+		return 0, fmt.Errorf("jetstream: last envelope: %w", err)
+	}
+	var last int64
+	for done := false; !done; {
+		batch, err := c.FetchNoWait(1000)
+		if err != nil {
+			return 0, fmt.Errorf("jetstream: last envelope: %w", err)
+		}
+		n := 0
+		for m := range batch.Messages() {
+			n++
+			md, err := m.Metadata()
+			if err != nil {
+				return 0, fmt.Errorf("jetstream: last envelope: %w", err)
+			}
+			if md.Sequence.Stream > upTo {
+				done = true
+				break
+			}
+			if o, ok := s.envelopeOrg(m.Headers()); ok && o == org {
+				last = int64(md.Sequence.Stream)
+			}
+			if md.Sequence.Stream == upTo || md.NumPending == 0 {
+				done = true
+			}
+		}
+		if err := batch.Error(); err != nil && !done {
+			return 0, fmt.Errorf("jetstream: last envelope: %w", err)
+		}
+		if n == 0 {
+			done = true
+		}
+	}
+	if last > 0 {
+		s.envs.mu.Lock()
+		if cur, ok := s.envs.last.get(org); !ok || cur < last {
+			s.envs.last.put(org, last)
+		}
+		s.envs.mu.Unlock()
+	}
+	return last, nil
 }
 
 // ExpireEnvelopes deletes envelopes of any org stored before cutoff, oldest stream position
@@ -525,7 +603,8 @@ func (s *Store) ExpireSessionDeliveries(ctx context.Context, cutoff time.Time, l
 	})
 }
 
-// expireKV deletes, by revision, up to limit keys of kv whose value expired says is expired.
+// expireKV deletes, by revision, up to limit keys of kv whose value expired says is expired,
+// reading the keys as the lister delivers them.
 func (s *Store) expireKV(ctx context.Context, kv njs.KeyValue, limit int, expired func([]byte) bool) (int, error) {
 	lctx, cancel := context.WithTimeout(ctx, 4*s.opts.Timeout)
 	defer cancel()
@@ -534,12 +613,8 @@ func (s *Store) expireKV(ctx context.Context, kv njs.KeyValue, limit int, expire
 		return 0, fmt.Errorf("jetstream: list %s: %w", kv.Bucket(), err)
 	}
 	defer lister.Stop()
-	var keys []string
-	for k := range lister.Keys() {
-		keys = append(keys, k)
-	}
 	n := 0
-	for _, k := range keys {
+	for k := range lister.Keys() {
 		if n == limit {
 			break
 		}

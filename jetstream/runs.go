@@ -9,12 +9,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	njs "github.com/nats-io/nats.go/jetstream"
-	"github.com/synadia-io/orbit.go/jetstreamext"
 
 	"github.com/agentwire/agentwire/store"
 )
@@ -55,78 +53,6 @@ func parseHead(data []byte, seq uint64) (head, error) {
 		h.SnapAt = seq - uint64(h.SnapN)
 	}
 	return h, nil
-}
-
-type runKey struct{ org, run string }
-
-// chunkRef locates one event chunk of a run.
-type chunkRef struct {
-	seq         uint64
-	first, last int64
-}
-
-// runState is what this instance knows of a run: a head (possibly stale: the guard of the next
-// batch finds out), the index of its chunks, and the sets the uniqueness checks need. All of it
-// is a cache of committed messages; losing it costs reads, never correctness.
-type runState struct {
-	key runKey
-	wmu sync.Mutex // serializes this instance's writes to the run
-
-	mu      sync.Mutex
-	known   bool   // h and headSeq were read or written
-	headSeq uint64 // stream sequence of h; 0 when the run does not exist
-	h       head
-	chunks  []chunkRef // every event chunk up to stream sequence indexed, in order
-	indexed uint64
-	ids     map[string]struct{} // event IDs stored up to idsUpTo
-	seqs    []int64             // logical sequences stored up to idsUpTo, increasing
-	idsUpTo uint64
-	loaded  bool // ids and seqs are valid up to idsUpTo
-	bytes   int
-}
-
-// runCache bounds the run states kept in memory by their approximate size.
-type runCache struct {
-	mu    sync.Mutex
-	runs  map[runKey]*runState
-	bytes int
-	limit int
-}
-
-func (c *runCache) init() {
-	c.runs = make(map[runKey]*runState)
-	c.limit = 64 << 20
-}
-
-// get returns the run's state, creating an empty one.
-func (c *runCache) get(org, run string) *runState {
-	k := runKey{org, run}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	rs := c.runs[k]
-	if rs == nil {
-		rs = &runState{key: k}
-		c.runs[k] = rs
-		c.bytes += 64 + len(org) + len(run)
-		for k2, other := range c.runs {
-			if c.bytes <= c.limit {
-				break
-			}
-			if k2 != k {
-				c.bytes -= other.bytes + 64 + len(k2.org) + len(k2.run)
-				delete(c.runs, k2)
-			}
-		}
-	}
-	return rs
-}
-
-// grew accounts n more bytes held by a run state.
-func (c *runCache) grew(rs *runState, n int) {
-	c.mu.Lock()
-	rs.bytes += n
-	c.bytes += n
-	c.mu.Unlock()
 }
 
 // loadHead reads the run's head from the stream leader (relay.md §5.1.2: reads that follow a
@@ -183,81 +109,6 @@ func (s *Store) forChunks(ctx context.Context, org, run string, from, upTo uint6
 	return nil
 }
 
-// loadSets brings rs's uniqueness sets (and its chunk index) up to rs.headSeq. rs.mu must be
-// held.
-func (s *Store) loadSets(ctx context.Context, rs *runState) error {
-	if !rs.loaded {
-		rs.ids, rs.seqs, rs.idsUpTo, rs.loaded = map[string]struct{}{}, nil, 0, true
-	}
-	if rs.idsUpTo >= rs.headSeq {
-		return nil
-	}
-	var parts []byte
-	added := 0
-	// The chunks read continue the index when the scan starts inside it.
-	extend := rs.idsUpTo <= rs.indexed
-	err := s.forChunks(ctx, rs.key.org, rs.key.run, rs.idsUpTo+1, rs.headSeq, func(seq uint64, c chunkMeta, data []byte) (bool, error) {
-		if extend && seq > rs.indexed {
-			rs.chunks = append(rs.chunks, chunkRef{seq, c.first, c.last})
-			rs.indexed = seq
-			added += 24
-		}
-		if c.parts > 0 {
-			parts = append(parts, data...)
-			if c.part < c.parts {
-				return true, nil
-			}
-			data, parts = parts, nil
-		}
-		evs, err := decodeEvents(data)
-		if err != nil {
-			return false, err
-		}
-		for _, e := range evs {
-			rs.ids[e.EventID] = struct{}{}
-			rs.seqs = append(rs.seqs, e.LogicalSequence)
-			added += 40 + len(e.EventID)
-		}
-		return true, nil
-	})
-	if err != nil {
-		rs.loaded = false
-		return err
-	}
-	rs.idsUpTo = rs.headSeq
-	if extend {
-		rs.indexed = max(rs.indexed, rs.headSeq)
-	}
-	s.cache.grew(rs, added)
-	return nil
-}
-
-// checkEvents applies AppendRun's check 3 to events (batch indexes from first) against the
-// stored events in rs and the batch's earlier events (seen, ids).
-func checkEvents(rs *runState, events []store.Event, first int, prev int64, seen []int64, ids map[string]struct{}) error {
-	for j, e := range events {
-		i := first + j
-		if e.LogicalSequence <= prev {
-			_, stored := slices.BinarySearch(rs.seqs, e.LogicalSequence)
-			_, inBatch := slices.BinarySearch(seen, e.LogicalSequence)
-			reason := store.ErrOutOfOrder
-			if stored || inBatch {
-				reason = store.ErrDuplicateSequence
-			}
-			return &store.EventError{Index: i, LogicalSequence: e.LogicalSequence, EventID: e.EventID, Reason: reason}
-		}
-		_, stored := rs.ids[e.EventID]
-		_, inBatch := ids[e.EventID]
-		if stored || inBatch {
-			return &store.EventError{Index: i, LogicalSequence: e.LogicalSequence, EventID: e.EventID, Reason: store.ErrDuplicateEventID}
-		}
-		ids[e.EventID] = struct{}{}
-		seen = append(seen, e.LogicalSequence)
-		prev = e.LogicalSequence
-	}
-	return nil
-}
-
 // Wire errors of a refused guard: the run's head subject moved (10071), or another batch on it
 // is being proposed in a cluster (10164); and the server's limit on open batches (10210).
 const (
@@ -283,22 +134,13 @@ func guardRefused(err error) bool {
 // maxBatchMsgs is the server's default limit on the messages of one atomic batch.
 const maxBatchMsgs = 1000
 
-// publishBatch publishes msgs as one atomic batch whose first message carries the guard: the
-// head subject's last stream sequence must be headSeq (0: no head yet). It returns the stream
-// sequence of the last message.
-func (s *Store) publishBatch(ctx context.Context, msgs []*nats.Msg, headSubj string, headSeq uint64) (uint64, error) {
-	if len(msgs) > maxBatchMsgs {
-		return 0, fmt.Errorf("%w: the batch needs %d messages, more than the %d of one atomic batch", store.ErrInvalid, len(msgs), maxBatchMsgs)
-	}
+// publishBatch publishes msgs as one atomic batch (group-committed with other writers' batches)
+// whose first message carries the guard: the head subject's last stream sequence must be
+// headSeq (0: no head yet). It returns the stream sequence of the last message.
+func (s *Store) publishBatch(ctx context.Context, msgs []*nats.Msg, headSubj string, headSeq uint64, events int) (uint64, error) {
 	msgs[0].Header.Set(njs.ExpectedLastSubjSeqHeader, strconv.FormatUint(headSeq, 10))
 	msgs[0].Header.Set(njs.ExpectedLastSubjSeqSubjHeader, headSubj)
-	ctx, cancel := s.ctxTimeout(ctx)
-	defer cancel()
-	ack, err := jetstreamext.PublishMsgBatch(ctx, s.js, msgs, jetstreamext.BatchFlowControl{AckFirst: false, AckTimeout: s.opts.Timeout})
-	if err != nil {
-		return 0, err
-	}
-	return ack.Sequence, nil
+	return s.runCommit.publish(ctx, msgs, events)
 }
 
 // backoff sleeps before retry attempt (1, 2, …) of a refused guard, or returns ctx's error.
@@ -344,6 +186,7 @@ func checkRunIDs(org, runID string) error {
 
 func (s *Store) appendRun(ctx context.Context, org, runID string, req store.AppendRequest) (store.RunInfo, error) {
 	rs := s.cache.get(org, runID)
+	defer s.cache.put(rs)
 	rs.wmu.Lock()
 	defer rs.wmu.Unlock()
 	return s.appendLocked(ctx, rs, req)
@@ -372,11 +215,9 @@ func (s *Store) appendLocked(ctx context.Context, rs *runState, req store.Append
 			}
 			return store.RunInfo{}, &store.ConflictError{RunID: runID, Expected: req.ExpectedLastLogicalSequence, Actual: rs.h.Last}
 		}
-		if err := s.loadSets(ctx, rs); err != nil {
-			return store.RunInfo{}, err
-		}
-		if err := checkEvents(rs, req.Events, 0, rs.h.Last, nil, make(map[string]struct{}, len(req.Events))); err != nil {
-			if !fresh {
+		if err := s.checkEvents(ctx, rs, req.Events, 0, rs.h.Last, nil, make(map[string]struct{}, len(req.Events))); err != nil {
+			var ee *store.EventError
+			if !fresh && errors.As(err, &ee) {
 				// A cached head may be stale: the refusal must be against the stored run.
 				if err := s.loadHead(ctx, rs); err != nil {
 					return store.RunInfo{}, err
@@ -387,7 +228,7 @@ func (s *Store) appendLocked(ctx context.Context, rs *runState, req store.Append
 			return store.RunInfo{}, err
 		}
 		h := rs.h
-		now := s.opts.Now().UnixNano()
+		now := s.now().UnixNano()
 		if rs.headSeq == 0 {
 			h = head{Created: now}
 		}
@@ -409,7 +250,7 @@ func (s *Store) appendLocked(ctx context.Context, rs *runState, req store.Append
 		hm.Header.Set(njs.MsgRollup, njs.MsgRollupSubject)
 		hm.Data, _ = json.Marshal(&h)
 		msgs = append(msgs, hm)
-		last, err := s.publishBatch(ctx, msgs, headSubject(org, runID), rs.headSeq)
+		last, err := s.publishBatch(ctx, msgs, headSubject(org, runID), rs.headSeq, len(req.Events))
 		if err != nil {
 			if guardRefused(err) && attempt < 1000 {
 				prev := rs.headSeq
@@ -432,24 +273,12 @@ func (s *Store) appendLocked(ctx context.Context, rs *runState, req store.Append
 		if h.SnapAt == 0 {
 			h.SnapAt = last - uint64(h.SnapN)
 		}
-		contiguous := rs.indexed >= rs.headSeq
-		rs.headSeq, rs.h = last, h
-		added := 0
-		for _, e := range req.Events {
-			rs.ids[e.EventID] = struct{}{}
-			rs.seqs = append(rs.seqs, e.LogicalSequence)
-			added += 40 + len(e.EventID)
+		metas := make([]chunkMeta, nev)
+		for i, m := range msgs[:nev] {
+			metas[i], _ = parseChunkMeta(m.Header)
 		}
-		rs.idsUpTo = last
-		if contiguous {
-			for i, m := range msgs[:nev] {
-				c, _ := parseChunkMeta(m.Header)
-				rs.chunks = append(rs.chunks, chunkRef{first + uint64(i), c.first, c.last})
-			}
-			rs.indexed = last
-			added += 24 * nev
-		}
-		s.cache.grew(rs, added)
+		s.committed(rs, h, last, first, rs.headSeq, req.Events, metas, req.ExpectedLastLogicalSequence)
+		s.ownHeads.add(last)
 		s.runHub.Notify(org, runID)
 		info := h.info(runID)
 		return info, nil
@@ -473,6 +302,7 @@ func (s *Store) PutCheckpoint(ctx context.Context, org, runID string, seq int64,
 	}
 	defer s.leave()
 	rs := s.cache.get(org, runID)
+	defer s.cache.put(rs)
 	rs.wmu.Lock()
 	defer rs.wmu.Unlock()
 	rs.mu.Lock()
@@ -496,7 +326,7 @@ func (s *Store) PutCheckpoint(ctx context.Context, org, runID string, seq int64,
 		hm := nats.NewMsg(headSubject(org, runID))
 		hm.Header.Set(njs.MsgRollup, njs.MsgRollupSubject)
 		hm.Data, _ = json.Marshal(&h)
-		last, err := s.publishBatch(ctx, append(snap, hm), headSubject(org, runID), rs.headSeq)
+		last, err := s.publishBatch(ctx, append(snap, hm), headSubject(org, runID), rs.headSeq, 0)
 		if err != nil {
 			if guardRefused(err) && attempt < 1000 {
 				prev := rs.headSeq
@@ -514,61 +344,61 @@ func (s *Store) PutCheckpoint(ctx context.Context, org, runID string, seq int64,
 			return false, fmt.Errorf("jetstream: put checkpoint: %w", err)
 		}
 		h.SnapAt = last - uint64(h.SnapN)
-		// Nothing was stored on the run between its previous head and this batch.
-		if rs.indexed >= rs.headSeq {
-			rs.indexed = last
-		}
-		if rs.loaded && rs.idsUpTo >= rs.headSeq {
-			rs.idsUpTo = last
-		}
-		rs.headSeq, rs.h = last, h
+		s.committed(rs, h, last, last-uint64(h.SnapN), rs.headSeq, nil, nil, rs.h.Last)
+		s.ownHeads.add(last) // a checkpoint wakes nobody
 		return true, nil
 	}
 }
 
+var _ store.BoundedReader = (*Store)(nil)
+
 // ReadEvents reads the run's chunks from the stream leader, starting at the first chunk the
 // index says may hold an event after `after`.
 func (s *Store) ReadEvents(ctx context.Context, org, runID string, after int64, limit int) ([]store.Event, error) {
+	evs, _, err := s.readEvents(ctx, org, runID, after, limit, 0)
+	return evs, err
+}
+
+// ReadEventsBounded is ReadEvents stopping before the event that would bring the page's data
+// past maxBytes (the first event always comes).
+func (s *Store) ReadEventsBounded(ctx context.Context, org, runID string, after int64, limit, maxBytes int) ([]store.Event, bool, error) {
+	if maxBytes <= 0 {
+		return nil, false, fmt.Errorf("%w: byte budget %d is not positive", store.ErrInvalid, maxBytes)
+	}
+	return s.readEvents(ctx, org, runID, after, limit, maxBytes)
+}
+
+// readEvents reads up to limit events after `after` and, when maxBytes > 0, up to maxBytes
+// of their data (at least one event); cut reports that the budget stopped it.
+func (s *Store) readEvents(ctx context.Context, org, runID string, after int64, limit, maxBytes int) ([]store.Event, bool, error) {
 	if err := store.ValidateRead(org, runID, after, limit); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := checkRunIDs(org, runID); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := s.enter(); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer s.leave()
 	rs := s.cache.get(org, runID)
+	defer s.cache.put(rs)
 	rs.mu.Lock()
-	from, indexed := uint64(1), rs.indexed
-	if indexed > 0 {
-		// The first chunk whose last event is after the cursor; past the index, its end.
-		i, _ := slices.BinarySearchFunc(rs.chunks, after, func(c chunkRef, after int64) int {
-			if c.last <= after {
-				return -1
-			}
-			return 1
-		})
-		if i < len(rs.chunks) {
-			from = rs.chunks[i].seq
-			// A split event starts at its first part.
-			for i > 0 && rs.chunks[i-1].first == rs.chunks[i].first && rs.chunks[i-1].last == rs.chunks[i].last {
-				i--
-				from = rs.chunks[i].seq
-			}
-		} else {
-			from = indexed + 1
+	from, ok := rs.ixLookup(after)
+	ixFrom, ixEmpty := rs.ixFrom, rs.ixTo < rs.ixFrom
+	rs.mu.Unlock()
+	if !ok {
+		var err error
+		if from, err = s.seekStart(ctx, org, runID, after, ixFrom, ixEmpty, 0); err != nil {
+			return nil, false, err
 		}
 	}
-	rs.mu.Unlock()
 	var out []store.Event
+	size, cut := 0, false
 	var parts []byte
 	var seen []chunkRef
-	found := indexed > 0
 	err := s.forChunks(ctx, org, runID, from, 0, func(seq uint64, c chunkMeta, data []byte) (bool, error) {
-		found = true
-		seen = append(seen, chunkRef{seq, c.first, c.last})
+		seen = append(seen, chunkRef{seq: seq, first: c.first, last: c.last, part: c.part})
 		if c.last <= after {
 			return true, nil
 		}
@@ -588,8 +418,13 @@ func (s *Store) ReadEvents(ctx context.Context, org, runID string, after int64, 
 		}
 		for _, e := range evs {
 			if e.LogicalSequence > after {
+				if maxBytes > 0 && len(out) > 0 && size+len(e.Data) > maxBytes {
+					cut = true
+					return false, nil
+				}
 				e.Data = slices.Clone(e.Data)
 				out = append(out, e)
+				size += len(e.Data)
 				if len(out) == limit {
 					return false, nil
 				}
@@ -598,29 +433,21 @@ func (s *Store) ReadEvents(ctx context.Context, org, runID string, after int64, 
 		return true, nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if !found {
+	if len(seen) == 0 && from <= 1 {
 		if _, _, err := s.getHead(ctx, org, runID); err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		return nil, nil
+		return nil, false, nil
 	}
-	// Extend the index with the chunks read, when they continue it without a gap.
-	rs.mu.Lock()
-	added := 0
-	if from <= rs.indexed+1 {
-		for _, c := range seen {
-			if c.seq > rs.indexed {
-				rs.chunks = append(rs.chunks, c)
-				rs.indexed = c.seq
-				added += 24
-			}
-		}
+	if len(seen) > 0 {
+		// Remember the chunks read: every chunk of the run from `from` to the last one read.
+		rs.mu.Lock()
+		s.ixAdd(rs, seen, from, seen[len(seen)-1].seq, after, rs.ixTo >= rs.ixFrom && from <= rs.ixTo+1 && from >= rs.ixFrom)
+		rs.mu.Unlock()
 	}
-	rs.mu.Unlock()
-	s.cache.grew(rs, added)
-	return out, nil
+	return out, cut, nil
 }
 
 // getHead reads the run's head from the leader; ErrNotFound when the run does not exist.
@@ -719,6 +546,20 @@ func (s *Store) ListRuns(ctx context.Context, org string, q store.ListRunsQuery)
 		info store.RunInfo
 		seq  uint64
 	}
+	// Newest first by (updatedAt, head stream sequence); only the page and the entry after it
+	// are kept (memory: the limit, whatever the org's number of runs).
+	order := func(a, b entry) int {
+		if c := b.info.UpdatedAt.Compare(a.info.UpdatedAt); c != 0 {
+			return c
+		}
+		switch {
+		case a.seq > b.seq:
+			return -1
+		case a.seq < b.seq:
+			return 1
+		}
+		return 0
+	}
 	var all []entry
 	err := s.lastPerSubject(ctx, s.runs, runHeadPrefix+token(org)+".*", func(m njs.Msg, seq uint64) error {
 		_, runID, err := splitKey(m.Subject(), runHeadPrefix)
@@ -737,24 +578,18 @@ func (s *Store) ListRuns(ctx context.Context, org string, q store.ListRunsQuery)
 		if cur != nil && !(h.Updated < cur.updated || h.Updated == cur.updated && seq < cur.seq) {
 			return nil
 		}
-		all = append(all, entry{info, seq})
+		e := entry{info, seq}
+		if i, _ := slices.BinarySearchFunc(all, e, order); i <= q.Limit {
+			all = slices.Insert(all, i, e)
+			if len(all) > q.Limit+1 {
+				all = all[:q.Limit+1]
+			}
+		}
 		return nil
 	})
 	if err != nil {
 		return store.RunPage{}, err
 	}
-	slices.SortFunc(all, func(a, b entry) int {
-		if c := b.info.UpdatedAt.Compare(a.info.UpdatedAt); c != 0 {
-			return c
-		}
-		switch {
-		case a.seq > b.seq:
-			return -1
-		case a.seq < b.seq:
-			return 1
-		}
-		return 0
-	})
 	var page store.RunPage
 	for i, e := range all {
 		if i == q.Limit {

@@ -32,6 +32,7 @@ func (s *Store) AppendRunStream(ctx context.Context, org, runID string, st store
 	}
 	defer s.leave()
 	rs := s.cache.get(org, runID)
+	defer s.cache.put(rs)
 	rs.wmu.Lock()
 	defer rs.wmu.Unlock()
 	rs.mu.Lock()
@@ -42,14 +43,7 @@ func (s *Store) AppendRunStream(ctx context.Context, org, runID string, st store
 		}
 	}
 	last := rs.h.Last
-	var err error
-	if last == st.ExpectedLastLogicalSequence {
-		err = s.loadSets(ctx, rs)
-	}
 	rs.mu.Unlock()
-	if err != nil {
-		return store.RunInfo{}, err
-	}
 	if last != st.ExpectedLastLogicalSequence {
 		return store.RunInfo{}, &store.ConflictError{RunID: runID, Expected: st.ExpectedLastLogicalSequence, Actual: last}
 	}
@@ -78,7 +72,7 @@ func (s *Store) AppendRunStream(ctx context.Context, org, runID string, st store
 			prev = events[len(events)-1].LogicalSequence
 		}
 		rs.mu.Lock()
-		err := checkEvents(rs, p.Events, len(events), prev, seen, ids)
+		err := s.checkEvents(ctx, rs, p.Events, len(events), prev, seen, ids)
 		rs.mu.Unlock()
 		if err != nil {
 			return store.RunInfo{}, err

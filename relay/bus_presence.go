@@ -2,6 +2,7 @@ package relay
 
 import (
 	"bytes"
+	"context"
 	"slices"
 	"time"
 
@@ -25,6 +26,12 @@ import (
 // sent for each of its announced agents in that vault (the snapshot of who is there, with the
 // server_time of the update); an agent that went away in between is not in it. A presence_update travels like `message.status`: queued
 // without waiting, so a socket too far behind is disconnected as a slow consumer (relay.md §3).
+//
+// Across relays (relay.md §5.1.3), on a store that relays presence: updates go to the other
+// relays' sockets of the vault too, and a hello's snapshot also asks the other relays, whose
+// frames follow within a short wait. Whether another socket of the instance still announces
+// the agent is known per relay only, so a socket of the instance on another relay does not
+// hold back an `offline` (its agent's next presence corrects it).
 //
 // Going offline (project-defined): when a socket closes, and when a later hello (H2) stops
 // announcing an agent in a vault, every agent it announced there becomes `offline` for the
@@ -77,27 +84,61 @@ func (sock *busSocket) prunePresence(agents map[string]hive.BusAgentV1) {
 }
 
 // presenceSnapshot sends sock the last presence_update of every other open socket of its org
-// for each of vaults (the vaults its hello just started following).
+// for each of vaults (the vaults its hello just started following); on a store that relays
+// presence, the other relays' snapshots follow as they answer.
 func (sock *busSocket) presenceSnapshot(vaults []string) {
 	for _, vault := range vaults {
-		for _, so := range sock.s.bus.vaultSockets(sock.p.Org, vault) {
-			if so == sock {
-				continue
-			}
-			so.presMu.Lock()
-			var frames [][]byte
-			for k, data := range so.presence {
-				if k.vault == vault {
-					frames = append(frames, data)
-				}
-			}
-			so.presMu.Unlock()
-			slices.SortFunc(frames, bytes.Compare) // a stable order: by agent_id first
-			for _, data := range frames {
-				sock.push(data)
-			}
+		for _, data := range sock.s.bus.presenceFrames(sock.p.Org, vault, sock) {
+			sock.push(data)
 		}
 	}
+	if pr := sock.s.presence; pr != nil && len(vaults) > 0 {
+		go func() {
+			for _, vault := range vaults {
+				for _, data := range pr.PresenceSnapshot(context.Background(), sock.p.Org, vault) {
+					sock.push(data)
+				}
+			}
+		}()
+	}
+}
+
+// presenceFrames returns the last presence_update of every open socket of org but except for
+// vault, each socket's in a stable order (by agent_id first).
+func (l *busLane) presenceFrames(org, vault string, except *busSocket) [][]byte {
+	var out [][]byte
+	for _, so := range l.vaultSockets(org, vault) {
+		if so == except {
+			continue
+		}
+		so.presMu.Lock()
+		var frames [][]byte
+		for k, data := range so.presence {
+			if k.vault == vault {
+				frames = append(frames, data)
+			}
+		}
+		so.presMu.Unlock()
+		slices.SortFunc(frames, bytes.Compare)
+		out = append(out, frames...)
+	}
+	return out
+}
+
+// startPresence joins the presence of the other relays when the store relays it
+// ([store.PresenceRelay], relay.md §5.1.3): their updates reach this relay's sockets of the
+// vault, and their snapshot requests get this relay's sockets' last updates.
+func (s *Server) startPresence() {
+	pr, ok := s.store.(store.PresenceRelay)
+	if !ok {
+		return
+	}
+	s.presence = pr
+	s.presenceStop = pr.SubscribePresence(func(org, vault string, frame []byte) {
+		for _, so := range s.bus.vaultSockets(org, vault) {
+			so.push(frame)
+		}
+	}, func(org, vault string) [][]byte { return s.bus.presenceFrames(org, vault, nil) })
 }
 
 // sendPresence pushes u to every socket of u's vault in from's org except from.
@@ -110,6 +151,9 @@ func (s *Server) sendPresence(from *busSocket, u hive.FramePresenceUpdate) {
 		if so != from {
 			so.push(data)
 		}
+	}
+	if s.presence != nil {
+		s.presence.PublishPresence(from.p.Org, u.VaultID, data)
 	}
 }
 

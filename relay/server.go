@@ -289,6 +289,9 @@ type Server struct {
 	fan     *fanout
 	notify  *notifyLane
 	bus     *busLane
+	// presence relays bus presence to the other relays of the store (nil: one relay).
+	presence     store.PresenceRelay
+	presenceStop func()
 
 	shutdownOnce sync.Once
 	shutdown     chan struct{} // closed when Shutdown starts: SSE streams end cleanly
@@ -394,6 +397,7 @@ func New(cfg Config) (*Server, error) {
 	s.startCheckpointer()
 	s.startSweeper()
 	s.startGrantChecker()
+	s.startPresence()
 	return s, nil
 }
 
@@ -446,6 +450,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.shutdownOnce.Do(func() {
 		close(s.shutdown) // SSE streams end; bus sockets close with 1001
 		s.bus.closeAll()
+		if s.presenceStop != nil {
+			s.presenceStop()
+		}
 	})
 	s.mu.Lock()
 	srv := s.httpSrv

@@ -68,6 +68,21 @@ func (h *Hub) Notify(org, key string) {
 	}
 }
 
+// NotifyAll wakes every subscriber of every topic without blocking: what a backend does when
+// its change feed may have missed commits (its subscribers re-read).
+func (h *Hub) NotifyAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, subs := range h.topics {
+		for s := range subs {
+			select {
+			case s.ch <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
 // Subscribers returns the number of live subscriptions (for the relay's `subscribers` metric).
 func (h *Hub) Subscribers() int {
 	h.mu.Lock()

@@ -263,7 +263,10 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 	metrics := relay.NewMetrics()
 	var st relayStore
 	if o.store == "jetstream" {
-		st, err = o.js.open(o.nats, o.data)
+		nm := newNATSMetrics(metrics)
+		if st, err = o.js.open(o.nats, o.data, nm.observe); err == nil {
+			nm.watch(st.(*jetstreamStore).Conn())
+		}
 	} else {
 		st, err = sqlite.Open(filepath.Join(o.data, sqlite.DefaultFileName), sqlite.Options{OnCommit: func(ci sqlite.CommitInfo) {
 			metrics.ObserveCommit(ci.Duration, ci.Events, ci.Err)
@@ -288,6 +291,7 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 		CheckpointMinInterval: pingInterval(o.ckptMin),
 		BusPingTimeout:        o.busPong,
 		Viewer:                viewer,
+		StoreRecheck:          storeRecheck(o.store),
 	})
 	if err != nil {
 		_ = st.Close()

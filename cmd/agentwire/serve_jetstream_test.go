@@ -38,6 +38,28 @@ func TestServeJetStreamEmbedded(t *testing.T) {
 	if res, err := c.Append(context.Background(), "r", relay.MediaNDJSON, []byte(run)); err != nil || res.Accepted != 4 {
 		t.Fatalf("%+v %v", res, err)
 	}
+	// /metrics: the NATS publish latency by stream, the store commit histogram fed by the runs
+	// stream's batches, and the connection's series.
+	resp, err := http.Get(url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`agentwire_nats_publish_seconds_count{stream="AGENTWIRE_RUNS"} `,
+		"agentwire_store_commit_seconds_count ",
+		"agentwire_store_commit_events_sum 4\n",
+		"agentwire_nats_reconnects_total 0\n",
+		"agentwire_nats_connected 1\n",
+	} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	if strings.Contains(string(metrics), "agentwire_store_commit_seconds_count 0\n") || strings.Contains(string(metrics), `agentwire_nats_publish_seconds_count{stream="AGENTWIRE_RUNS"} 0`) {
+		t.Errorf("/metrics: no commit observed:\n%s", metrics)
+	}
 	if err := stop(); err != nil {
 		t.Fatalf("stop: %v", err)
 	}
@@ -45,7 +67,7 @@ func TestServeJetStreamEmbedded(t *testing.T) {
 	if code := health(url); code != 200 {
 		t.Fatalf("healthz after restart %d", code)
 	}
-	resp, err := http.Get(url + "/v1/runs/r")
+	resp, err = http.Get(url + "/v1/runs/r")
 	if err != nil {
 		t.Fatal(err)
 	}
