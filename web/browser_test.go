@@ -499,3 +499,92 @@ func TestBrowserOpenFile(t *testing.T) {
 		t.Fatal("nothing applied")
 	}
 }
+
+// TestBrowserStreamedMessage: a long message streamed live in thousands of small deltas (a
+// reasoning block, then text past the length shown at first, another message interleaved)
+// ends with the snapshot's text, and the page updated it in place: the same message element
+// and the same text node throughout, no node removed from the messages, text appended over
+// many frames.
+func TestBrowserStreamedMessage(t *testing.T) {
+	ctx := tab(t)
+	r := startRelay(t, t.TempDir(), "127.0.0.1:0")
+	seq := 0
+	ev := func(typ, payload string) []byte {
+		seq++
+		return []byte(fmt.Sprintf(`{"type":%q%s,"protocolVersion":1,"eventId":"s:%d","runId":"stream-1","sessionId":"s","phaseId":"p","logicalSequence":%d,"sequence":%d,"timestamp":"2025-01-01T00:00:00.000Z"}`, typ, payload, seq, seq, seq))
+	}
+	delta := func(id, typ, text string) []byte {
+		b, _ := json.Marshal(text)
+		return ev("message.part.delta", fmt.Sprintf(`,"messageId":%q,"part":{"type":%q,"text":%s}`, id, typ, b))
+	}
+	words := []string{"stream ", "of ", "text, ", "déjà ", "vu ", "日本語 ", "🙂 ", "line\n", "<b>not bold</b> ", "and "}
+	var ls [][]byte
+	ls = append(ls, ev("run.started", ""), ev("message.started", `,"messageId":"m-long","role":"assistant"`))
+	for i := 0; i < 100; i++ {
+		ls = append(ls, delta("m-long", "reasoning", words[i%len(words)]))
+	}
+	for i := 0; i < 3600; i++ {
+		ls = append(ls, delta("m-long", "text", fmt.Sprintf("%d:%s", i, words[i%len(words)])))
+		if i == 1800 {
+			ls = append(ls, ev("message.started", `,"messageId":"m-other","role":"user"`))
+		}
+		if i > 1800 && i%100 == 0 {
+			ls = append(ls, delta("m-other", "text", words[i%len(words)]))
+		}
+	}
+	ls = append(ls, ev("run.completed", `,"finishReason":"stop","content":[]`))
+
+	r.send(t, "stream-1", ls[:1])
+	if err := chromedp.Do(ctx, chromedp.Navigate(r.url+"/runs/stream-1")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, `document.querySelector('.conn')?.dataset.state === 'live'`, 20*time.Second)
+	r.send(t, "stream-1", ls[1:150])
+	waitJS(t, ctx, `!!document.querySelector('[data-message-id="m-long"] .part-text')`, 20*time.Second)
+	eval[bool](t, ctx, `(() => {
+		const msg = document.querySelector('[data-message-id="m-long"]');
+		const w = window.__stream = { msg, node: msg.querySelector('.part-text').firstChild, removed: [], texts: 0 };
+		new MutationObserver((records) => {
+			for (const m of records) {
+				for (const n of m.removedNodes) w.removed.push(n.nodeName + '.' + (n.className || '') + ' from ' + m.target.nodeName + '.' + m.target.className);
+				if (m.type === 'characterData' && m.target === w.node) w.texts++;
+			}
+		}).observe(document.querySelector('.messages'), { childList: true, subtree: true, characterData: true });
+		return true; })()`)
+	for i := 150; i < len(ls); i += 40 {
+		r.send(t, "stream-1", ls[i:min(i+40, len(ls))])
+		time.Sleep(10 * time.Millisecond)
+	}
+	waitJS(t, ctx, pageTerminal, 30*time.Second)
+
+	msgs := r.snapshot(t, "stream-1")["messages"].([]any)
+	want := renderedText(msgs)
+	wantLong, _ := json.Marshal(renderedText(msgs[:1]))
+	if !eval[bool](t, ctx, `(() => {
+		const w = window.__stream, msg = document.querySelector('[data-message-id="m-long"]');
+		const p = msg.querySelector('.part-text');
+		return msg === w.msg && p.firstChild === w.node && p.childNodes.length === 1; })()`) {
+		t.Fatal("the streamed message's element or text node was replaced")
+	}
+	if removed := eval[string](t, ctx, `JSON.stringify(window.__stream.removed)`); removed != "[]" {
+		t.Fatalf("nodes removed from the messages while streaming: %s", removed)
+	}
+	if n := eval[float64](t, ctx, `window.__stream.texts`); n < 10 {
+		t.Fatalf("the text node changed %v times: the stream did not arrive over many frames", n)
+	}
+	// Past the length shown at first, the rest waits behind a button that counts it.
+	if !eval[bool](t, ctx, fmt.Sprintf(`(() => {
+		const want = %s, p = document.querySelector('[data-message-id="m-long"] .part-text');
+		const shown = p.textContent, more = p.nextElementSibling;
+		return shown.length >= 19999 && shown.length <= 20000 && want.startsWith(shown) &&
+			more.classList.contains('show-all') && more.textContent === 'Show the remaining ' + (want.length - shown.length).toLocaleString() + ' characters'; })()`, wantLong)) {
+		t.Fatal("the long text block does not show its first 20,000 characters and a button for the rest")
+	}
+	eval[bool](t, ctx, `(document.querySelector('[data-message-id="m-long"] .show-all').click(), true)`)
+	if got := eval[string](t, ctx, pageText); got != want {
+		t.Fatalf("rendered text differs from the snapshot's (%d vs %d bytes)", len(got), len(want))
+	}
+	if !eval[bool](t, ctx, `document.querySelector('[data-message-id="m-long"] .part-reasoning').textContent.length > 500 && document.querySelectorAll('[data-message-id="m-long"] .part-text').length === 1`) {
+		t.Fatal("the reasoning block or the single text block is missing")
+	}
+}
