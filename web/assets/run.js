@@ -2,27 +2,43 @@
 // the rendered state, the time-travel scrubber and the timeline.
 import { h, clear } from './dom.js';
 import { getText, Follower, ApiError } from './api.js';
-import { reducer, Session } from './reducer.js';
+import { Session } from './reducer.js';
 import { RunView, Timeline, viewFromSnapshot, isTerminal } from './render.js';
 
-// Work per animation frame: events are reduced and rendered in chunks until this many
-// milliseconds have passed, the rest waits for the next frame; so a burst or the replay of a
-// long run is spread over frames and the page keeps answering input.
+// Rendering work per animation frame: patches are rendered until this many milliseconds have
+// passed, the rest waits for the next frame, so a burst or the replay of a long run is spread
+// over frames and the page keeps answering input. (Reducing happens in the worker.)
 const FRAME_BUDGET_MS = 8;
-// Chunk sizes: the next chunk is sized from the time the last ones took per event.
-const MIN_CHUNK = 16;
-const MAX_CHUNK = 2000;
+// Most SSE lines sent to the reducer in one call: a replay of a long run comes back as
+// patches of this many events at most, each rendered within a frame or two.
+const MAX_BATCH = 1000;
 // A finished run with at most this many events loads its events for time travel at once;
 // a longer one on request.
 const AUTO_HISTORY = 20000;
 
-// Travel is a run's state over time: a reducer session holding every event from the first,
-// the timeline entries, the scrubber, and the RunView it renders into.
+// Travel is a run's state over time: a reducer session (in the worker) holding every event
+// from the first, the timeline entries, the scrubber, and the RunView it renders into.
+//
+// Patches arrive from the worker in order (received); their timeline entries are taken at
+// once, their changes to the rendered state are rendered in animation frames within a time
+// budget (frame). A whole view (seek, or a patch that does not follow what is shown) is asked
+// of the same worker: it answers after every patch asked for before it, and those patches
+// are already in the view, so the ones still waiting are dropped and the ones that arrive
+// before the view are not rendered.
 export class Travel {
   constructor(container, { onSeek } = {}) {
     this.entries = [];
     this.at = null; // logical sequence shown; null = the latest state
     this.onSeek = onSeek;
+    this.pending = []; // patches received, not rendered yet
+    this.frameId = 0;
+    this.viewToken = 0; // the latest view asked for
+    this.awaitingView = false;
+    this.renderedAt = undefined; // the `at` of the last whole view rendered (tests wait for it)
+    // What rendering cost so far (the measurement test reads it).
+    // resyncs counts patches that did not follow what was shown (the whole view was asked for
+    // instead); it stays 0 unless something is wrong.
+    this.stats = { frames: 0, patches: 0, events: 0, renderMs: 0, maxFrameMs: 0, resyncs: 0 };
     this.range = h('input', { type: 'range', min: '0', max: '0', value: '0', step: '1', id: 'scrubber', 'aria-describedby': 'scrub-label', disabled: true });
     this.label = h('output', { id: 'scrub-label', for: 'scrubber' }, 'latest');
     this.liveBtn = h('button', { type: 'button', class: 'primary', onclick: () => this.seek(null) }, 'Latest');
@@ -55,7 +71,14 @@ export class Travel {
     document.addEventListener('keydown', this.keys);
   }
 
-  destroy() { document.removeEventListener('keydown', this.keys); }
+  destroy() {
+    document.removeEventListener('keydown', this.keys);
+    if (this.frameId) cancelAnimationFrame(this.frameId);
+    this.frameId = 0;
+    this.pending = [];
+    if (this.session) this.session.free().catch(() => {});
+    this.session = null;
+  }
 
   // count is how many timeline entries have logicalSequence ≤ seq.
   count(seq) {
@@ -78,12 +101,69 @@ export class Travel {
       return;
     }
     this.at = seq;
-    if (this.session) {
-      if (seq === null) this.view.render(this.session.view());
-      else this.view.render(this.session.viewAt(seq));
-    }
     this.sync();
     if (this.onSeek) this.onSeek(seq);
+    if (this.session) this.refresh();
+  }
+
+  // refresh renders the whole view at `at`, asked of the worker; a later refresh wins.
+  async refresh() {
+    const token = ++this.viewToken;
+    const at = this.at;
+    this.awaitingView = true;
+    this.pending = [];
+    let v;
+    try {
+      v = at === null ? await this.session.view() : await this.session.viewAt(at);
+    } catch {
+      return; // the session was freed (the page closed)
+    }
+    if (token !== this.viewToken || !this.session) return;
+    this.awaitingView = false;
+    if (v.error) {
+      this.label.textContent = `cannot show logical sequence ${at}: ${v.error}`;
+      return;
+    }
+    this.view.render(v);
+    this.renderedAt = at;
+    this.sync();
+  }
+
+  // received takes a patch from the worker: its timeline entries now, its changes to the
+  // rendered state in the next frames (none while time travel shows an earlier state or a
+  // whole view is on its way).
+  received(p) {
+    for (const e of p.events) this.entries.push(e);
+    this.stats.events += p.events.length;
+    if (this.at === null && !this.awaitingView) this.pending.push(p);
+    if (!this.frameId) this.frameId = requestAnimationFrame(() => this.frame());
+  }
+
+  frame() {
+    this.frameId = 0;
+    const t0 = performance.now();
+    while (this.pending.length && performance.now() - t0 < FRAME_BUDGET_MS) {
+      const p = this.pending.shift();
+      this.stats.patches++;
+      if (!this.view.patch(p)) {
+        this.stats.resyncs++;
+        this.refresh();
+        break;
+      }
+    }
+    this.show();
+    const ms = performance.now() - t0;
+    this.stats.frames++;
+    this.stats.renderMs += ms;
+    this.stats.maxFrameMs = Math.max(this.stats.maxFrameMs, ms);
+    if (this.pending.length) this.frameId = requestAnimationFrame(() => this.frame());
+    if (this.afterFrame) this.afterFrame();
+  }
+
+  // show brings the timeline and the scrubber up to date.
+  show() {
+    this.timeline.entries = this.entries;
+    this.sync();
   }
 
   // sync updates the scrubber, the banner and the timeline marker.
@@ -109,26 +189,6 @@ export class Travel {
     }
     this.timeline.setCurrent(this.at);
   }
-
-  // take takes a patch from the session: new timeline entries, and the rendered state when
-  // showing the latest state (the whole view when the patch does not follow what is shown).
-  take(p) {
-    for (const e of p.events) this.entries.push(e);
-    if (this.at === null && !this.view.patch(p)) this.view.render(this.session.view());
-  }
-
-  // show brings the timeline and the scrubber up to date (once per frame, after take): one
-  // timeline draw, which appends the new rows.
-  show() {
-    this.timeline.entries = this.entries;
-    this.sync();
-  }
-
-  // applied is take and show.
-  applied(p) {
-    this.take(p);
-    this.show();
-  }
 }
 
 // runPage renders /runs/{runId}.
@@ -144,10 +204,8 @@ export async function runPage(main, runId, params, setTitle) {
       history.replaceState(history.state, '', u);
     },
   });
-  // queue holds SSE data lines not yet reduced, from queue[head] on.
-  const state = { stopped: false, follower: null, timer: null, queue: [], head: 0, frame: 0, terminal: false, msPerLine: 0.05 };
+  const state = { stopped: false, follower: null, timer: null };
   const path = `/v1/runs/${encodeURIComponent(runId)}`;
-  const api = reducer();
   const atParam = params.get('at');
   const wantAt = atParam !== null && /^\d+$/.test(atParam) ? Number(atParam) : null;
 
@@ -156,12 +214,20 @@ export async function runPage(main, runId, params, setTitle) {
     window.__agentwire[label] = performance.now(); // ms since navigation start
   };
   window.__agentwire = { travel, runId };
+  const stop = () => {
+    state.stopped = true;
+    if (state.follower) state.follower.stop();
+    clearTimeout(state.timer);
+    travel.destroy();
+  };
 
   // The snapshot first: a finished run renders from it at once.
   let snap = null;
   for (;;) {
     try {
-      snap = JSON.parse(await getText(path));
+      const text = await getText(path);
+      mark('snapshotFetched');
+      snap = JSON.parse(text);
       mark('snapshotLoaded');
       break;
     } catch (e) {
@@ -172,27 +238,9 @@ export async function runPage(main, runId, params, setTitle) {
         continue;
       }
       conn.textContent = `Cannot load the run: ${e.message}`;
-      return () => { travel.destroy(); };
+      return stop;
     }
   }
-
-  // Fetch stored events (NDJSON pages) into the session until logical sequence upTo. The page
-  // keeps showing the finished run's snapshot meanwhile (the caller seeks when done), so only
-  // the timeline follows.
-  const loadHistory = async (upTo) => {
-    const s = travel.session;
-    for (;;) {
-      const last = JSON.parse(s.api.info(s.id)).last;
-      if (upTo !== null && last >= upTo) return;
-      const text = await getText(`${path}/events?after=${last}&limit=10000`);
-      if (!text.trim()) return;
-      const p = s.apply(text);
-      for (const e of p.events) travel.entries.push(e);
-      travel.show();
-      if (p.refusal) { showRefusal(p.refusal); return; }
-      if (p.applied === 0) return;
-    }
-  };
   const showRefusal = (r) => {
     clear(problems).append(h('p', null, `The reducer refused an event (${r.kind}): ${r.message}`));
   };
@@ -200,13 +248,27 @@ export async function runPage(main, runId, params, setTitle) {
   if (isTerminal(snap.status)) {
     travel.view.render(viewFromSnapshot(snap));
     mark('firstRender');
-    state.terminal = true;
     const n = snap.meta ? snap.meta.eventCount : (snap.eventIds || []).length;
     conn.textContent = `Ended: ${snap.status}.`;
+    // Fetch the stored events (NDJSON pages) into a session. The page keeps showing the
+    // snapshot meanwhile (the finished state), so only the timeline follows; then seek.
     const startHistory = async (upTo) => {
       clear(travel.extra).append(h('p', { class: 'muted' }, `Loading ${n.toLocaleString()} events for time travel…`));
-      travel.session = new Session(await api, 256);
-      await loadHistory(null);
+      const s = await Session.open(256);
+      if (state.stopped) { s.free(); return; }
+      let last = 0;
+      for (;;) {
+        const text = await getText(`${path}/events?after=${last}&limit=10000`);
+        if (state.stopped || !text.trim()) break;
+        const p = await s.apply(text);
+        for (const e of p.events) travel.entries.push(e);
+        travel.show();
+        if (p.refusal) { showRefusal(p.refusal); break; }
+        if (p.applied === 0) break;
+        last = (await s.info()).last;
+      }
+      if (state.stopped) { s.free(); return; }
+      travel.session = s;
       clear(travel.extra);
       mark('historyLoaded');
       travel.seek(upTo);
@@ -219,87 +281,75 @@ export async function runPage(main, runId, params, setTitle) {
       travel.extra.append(h('button', { type: 'button', onclick: () => { travel.onNeed = null; startHistory(null); } },
         `Load the ${n.toLocaleString()} events for time travel`));
     }
-    return () => { state.stopped = true; travel.destroy(); };
+    return stop;
   }
 
-  // A live run: reduce every event from the first (SSE replay, then live), batched per
-  // animation frame.
-  travel.session = new Session(await api, 256);
-  travel.view.render(travel.session.view());
+  // A live run: every event from the first (SSE replay, then live) goes to the worker in
+  // batches — one call at a time, each taking what arrived meanwhile — and its patches are
+  // rendered in animation frames.
+  travel.session = await Session.open(256);
+  if (state.stopped) return stop;
+  travel.view.render(await travel.session.view());
   mark('firstRender');
+  const pipe = { inbox: [], inflight: null, lastSent: null, idle: [] };
   let pendingAt = wantAt;
-  // What flushing cost so far (the measurement test reads it): frames, events, script time
-  // reducing (WebAssembly, patch JSON), rendering messages and tools, and updating the
-  // timeline and scrubber; the longest flush.
-  const stats = { frames: 0, events: 0, reduceMs: 0, renderMs: 0, showMs: 0, maxFrameMs: 0 };
-  window.__agentwire.stats = stats;
-  const queued = () => state.queue.length - state.head;
-  // flush reduces and renders queued events: within the frame budget, or all of them.
-  const flush = (all) => {
-    state.frame = 0;
-    if (state.stopped || queued() === 0) return;
-    const t0 = performance.now();
-    let p = null;
-    do {
-      const left = FRAME_BUDGET_MS - (performance.now() - t0);
-      const n = all === true ? MAX_CHUNK : Math.max(MIN_CHUNK, Math.min(MAX_CHUNK, Math.floor(left / state.msPerLine)));
-      const batch = state.queue.slice(state.head, state.head + n);
-      state.head += batch.length;
-      const t1 = performance.now();
-      p = travel.session.apply(batch.join('\n'));
-      const t2 = performance.now();
-      travel.take(p);
-      const t3 = performance.now();
-      // What an event costs here (reduce, cross to JS, render), smoothed over chunks.
-      state.msPerLine = 0.7 * state.msPerLine + 0.3 * Math.max(0.001, (t3 - t1) / batch.length);
-      stats.events += batch.length;
-      stats.reduceMs += t2 - t1;
-      stats.renderMs += t3 - t2;
-      if (p.refusal) {
-        showRefusal(p.refusal);
-        break;
-      }
-    } while (queued() > 0 && (all === true || performance.now() - t0 < FRAME_BUDGET_MS));
-    if (state.head > 4096 && state.head * 2 > state.queue.length) {
-      state.queue = state.queue.slice(state.head);
-      state.head = 0;
+  const seqOf = (line) => {
+    try { return JSON.parse(line).logicalSequence; } catch { return undefined; }
+  };
+  const head = () => travel.view.head || { lastLogicalSequence: 0 };
+  const send = () => {
+    if (pipe.inflight || state.stopped || !travel.session) return;
+    if (pipe.inbox.length === 0) {
+      for (const r of pipe.idle.splice(0)) r();
+      return;
     }
-    const t4 = performance.now();
-    travel.show();
-    const t5 = performance.now();
-    stats.frames++;
-    stats.showMs += t5 - t4;
-    stats.maxFrameMs = Math.max(stats.maxFrameMs, t5 - t0);
-    if (queued()) state.frame = requestAnimationFrame(flush);
+    const batch = pipe.inbox.splice(0, MAX_BATCH);
+    pipe.lastSent = batch[batch.length - 1];
+    pipe.inflight = travel.session.apply(batch.join('\n')).then((p) => {
+      pipe.inflight = null;
+      if (state.stopped) return;
+      pipe.head = p.head;
+      travel.received(p);
+      if (p.refusal) showRefusal(p.refusal);
+      send();
+    }, () => { pipe.inflight = null; });
+  };
+  travel.afterFrame = () => {
     if (pendingAt !== null && travel.entries.length && travel.entries[travel.entries.length - 1].logicalSequence >= pendingAt) {
       const at = pendingAt;
       pendingAt = null;
       travel.seek(at);
     }
-    state.terminal = isTerminal(p.head.status);
   };
-  const head = () => travel.view.head || { lastLogicalSequence: 0 };
+  // The stream resumes after the last event received: queued, in the worker, or applied.
   const cursor = () => {
-    // The last event reduced, or queued to be: the stream resumes after it.
-    if (queued()) {
-      const lastLine = state.queue[state.queue.length - 1];
-      try { return JSON.parse(lastLine).logicalSequence; } catch { /* fall through */ }
+    if (pipe.inbox.length) {
+      const s = seqOf(pipe.inbox[pipe.inbox.length - 1]);
+      if (s !== undefined) return s;
     }
-    return head().lastLogicalSequence;
+    if (pipe.inflight && pipe.lastSent !== null) {
+      const s = seqOf(pipe.lastSent);
+      if (s !== undefined) return s;
+    }
+    return (pipe.head || head()).lastLogicalSequence;
   };
+  // drained resolves once every event received is reduced.
+  const drained = () => new Promise((r) => { pipe.idle.push(r); send(); });
+  let sendSoon = false;
   state.follower = new Follower({
     path: `${path}/events`,
     cursor,
     onFrame: (f) => {
-      state.queue.push(f.data);
-      if (!state.frame) state.frame = requestAnimationFrame(flush);
-    },
-    ended: () => {
-      if (queued()) {
-        if (state.frame) cancelAnimationFrame(state.frame);
-        flush(true);
+      pipe.inbox.push(f.data);
+      // The frames of one network read arrive together: send them as one batch.
+      if (!sendSoon) {
+        sendSoon = true;
+        queueMicrotask(() => { sendSoon = false; send(); });
       }
-      return isTerminal(head().status);
+    },
+    ended: async () => {
+      await drained();
+      return isTerminal((pipe.head || head()).status);
     },
     onState: (s) => {
       if (s.state === 'live') conn.textContent = `Live — following from logical sequence ${s.cursor}.`;
@@ -309,16 +359,10 @@ export async function runPage(main, runId, params, setTitle) {
           ? `Reconnecting from logical sequence ${s.cursor} (attempt ${s.attempt})…`
           : `Connection lost${s.error ? ` (${s.error.message})` : ''}; reconnecting from logical sequence ${s.cursor} in ${(s.delay / 1000).toFixed(2)} s (attempt ${s.attempt}).`;
         conn.dataset.reconnects = String(Number(conn.dataset.reconnects || 0) + (s.delay === undefined ? 0 : 1));
-      } else if (s.state === 'ended') conn.textContent = `Ended: ${head().status}.`;
+      } else if (s.state === 'ended') conn.textContent = `Ended: ${(pipe.head || head()).status}.`;
       else if (s.state === 'error') conn.textContent = `Stopped: ${s.error.message}`;
       conn.dataset.state = s.state;
     },
   }).start();
-  return () => {
-    state.stopped = true;
-    if (state.follower) state.follower.stop();
-    if (state.frame) cancelAnimationFrame(state.frame);
-    clearTimeout(state.timer);
-    travel.destroy();
-  };
+  return stop;
 }
