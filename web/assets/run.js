@@ -256,16 +256,21 @@ export async function runPage(main, runId, params, setTitle) {
       clear(travel.extra).append(h('p', { class: 'muted' }, `Loading ${n.toLocaleString()} events for time travel…`));
       const s = await Session.open(256);
       if (state.stopped) { s.free(); return; }
-      let last = 0;
-      for (;;) {
-        const text = await getText(`${path}/events?after=${last}&limit=10000`);
-        if (state.stopped || !text.trim()) break;
-        const p = await s.apply(text);
-        for (const e of p.events) travel.entries.push(e);
-        travel.show();
-        if (p.refusal) { showRefusal(p.refusal); break; }
-        if (p.applied === 0) break;
-        last = (await s.info()).last;
+      try {
+        let last = 0;
+        for (;;) {
+          const text = await getText(`${path}/events?after=${last}&limit=10000`);
+          if (state.stopped || !text.trim()) break;
+          const p = await s.apply(text);
+          for (const e of p.events) travel.entries.push(e);
+          travel.show();
+          if (p.refusal) { showRefusal(p.refusal); break; }
+          if (p.applied === 0) break;
+          last = (await s.info()).last;
+        }
+      } catch (e) {
+        s.free();
+        throw e;
       }
       if (state.stopped) { s.free(); return; }
       travel.session = s;
@@ -273,12 +278,17 @@ export async function runPage(main, runId, params, setTitle) {
       mark('historyLoaded');
       travel.seek(upTo);
     };
-    travel.onNeed = (seq) => { travel.onNeed = null; startHistory(seq); };
-    if (wantAt !== null || n <= AUTO_HISTORY) {
+    const loadHistory = (upTo) => {
       travel.onNeed = null;
-      startHistory(wantAt);
+      startHistory(upTo).catch((e) => {
+        clear(travel.extra).append(h('p', { class: 'refusal' }, `Cannot load the events for time travel: ${e.message}`));
+      });
+    };
+    travel.onNeed = loadHistory;
+    if (wantAt !== null || n <= AUTO_HISTORY) {
+      loadHistory(wantAt);
     } else {
-      travel.extra.append(h('button', { type: 'button', onclick: () => { travel.onNeed = null; startHistory(null); } },
+      travel.extra.append(h('button', { type: 'button', onclick: () => loadHistory(null) },
         `Load the ${n.toLocaleString()} events for time travel`));
     }
     return stop;
@@ -287,9 +297,14 @@ export async function runPage(main, runId, params, setTitle) {
   // A live run: every event from the first (SSE replay, then live) goes to the worker in
   // batches — one call at a time, each taking what arrived meanwhile — and its patches are
   // rendered in animation frames.
-  travel.session = await Session.open(256);
-  if (state.stopped) return stop;
-  travel.view.render(await travel.session.view());
+  try {
+    travel.session = await Session.open(256);
+    if (state.stopped) return stop;
+    travel.view.render(await travel.session.view());
+  } catch (e) {
+    conn.textContent = `Cannot start the reducer: ${e.message}`;
+    return stop;
+  }
   mark('firstRender');
   const pipe = { inbox: [], inflight: null, lastSent: null, idle: [] };
   let pendingAt = wantAt;
