@@ -7,6 +7,36 @@ package events
 // MessageIndex returns the position of messageID in `messages`, or −1.
 func (s ReducerState) MessageIndex(messageID string) int { return s.get().findMessage(messageID) }
 
+// MessagePartCount returns the number of content parts of messageID's entry, or −1 when there
+// is none, without copying any part.
+func (s ReducerState) MessagePartCount(messageID string) int {
+	st := s.get()
+	i := st.findMessage(messageID)
+	if i < 0 {
+		return -1
+	}
+	return st.messageAt(i).content.Len()
+}
+
+// MessageFrom returns a copy of messageID's entry whose Content holds only the parts from
+// position from on (from ≤ 0: every part; from ≥ the part count: none). A viewer that already
+// shows a streamed message's first parts reads only the new ones: the cost is that of the
+// parts copied, not of the whole message.
+func (s ReducerState) MessageFrom(messageID string, from int) (StateMessage, bool) {
+	st := s.get()
+	i := st.findMessage(messageID)
+	if i < 0 {
+		return StateMessage{}, false
+	}
+	m := st.messageAt(i)
+	from = max(from, 0)
+	parts := make([]ContentPart, 0, max(m.content.Len()-from, 0))
+	for j := from; j < m.content.Len(); j++ {
+		parts = append(parts, partCopy(m.content.Get(j)))
+	}
+	return StateMessage{MessageID: m.id, Role: m.role, Content: parts}, true
+}
+
 // ToolCall returns a copy of the `toolCalls` record of toolCallID, if present.
 func (s ReducerState) ToolCall(toolCallID string) (ToolCallRecord, bool) {
 	st := s.get()

@@ -58,6 +58,26 @@ func checkKeyed(t *testing.T, s events.ReducerState) {
 			t.Fatalf("MessageIndex(%s) = %d, want %d", m.MessageID, got, i)
 		}
 	}
+	for _, m := range s.Messages() {
+		if got := s.MessagePartCount(m.MessageID); got != len(m.Content) {
+			t.Fatalf("MessagePartCount(%s) = %d, want %d", m.MessageID, got, len(m.Content))
+		}
+		for _, from := range []int{-1, 0, 1, len(m.Content) / 2, len(m.Content) - 1, len(m.Content), len(m.Content) + 3} {
+			got, ok := s.MessageFrom(m.MessageID, from)
+			tail := m.Content[min(max(from, 0), len(m.Content)):]
+			if !ok || got.MessageID != m.MessageID || got.Role != m.Role || len(got.Content) != len(tail) {
+				t.Fatalf("MessageFrom(%s, %d) = %d parts, want %d", m.MessageID, from, len(got.Content), len(tail))
+			}
+			for j := range tail {
+				if got.Content[j].Type != tail[j].Type || enc(t, got.Content[j].Raw) != enc(t, tail[j].Raw) {
+					t.Fatalf("MessageFrom(%s, %d) part %d differs", m.MessageID, from, j)
+				}
+			}
+		}
+	}
+	if _, ok := s.MessageFrom("nope", 0); ok || s.MessagePartCount("nope") != -1 {
+		t.Fatal("MessageFrom or MessagePartCount found an unknown id")
+	}
 	for _, c := range s.ToolCalls() {
 		got, ok := s.ToolCall(c.ToolCallID)
 		if !ok || enc(t, got.Raw) != enc(t, c.Raw) || got.Name != c.Name {

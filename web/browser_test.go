@@ -240,7 +240,7 @@ func stateText(t *testing.T, snapshot []byte) string {
 
 func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 	t.Helper()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatalf("evaluate %s: %v", expr, err)
 	}
@@ -252,7 +252,7 @@ func waitJS(t *testing.T, ctx context.Context, expr string, timeout time.Duratio
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr)); err == nil && ok {
+		if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr, chromedp.EvalAwaitPromise)); err == nil && ok {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -290,10 +290,10 @@ func reduceLines(t *testing.T, ls [][]byte) []byte {
 const pageText = `window.__agentwire.travel.view.messageText()`
 const pageTerminal = `['completed','failed','cancelled'].includes((document.querySelector('.status[data-status]')||{}).dataset?.status) && document.querySelector('.conn').dataset.state === 'ended'`
 
-// TestBrowserRunLive: a rich run streamed in while the page follows it renders the text of
-// the server's snapshot, the page's WebAssembly reducer reaches the Go reducer's snapshot
-// byte for byte, and time travel (?at=N and the scrubber) shows the state of the first N
-// events.
+// TestBrowserRunLive: a rich run streamed in while the page follows it (and travels back and
+// forth meanwhile) renders the text of the server's snapshot, the page's WebAssembly reducer
+// reaches the Go reducer's snapshot byte for byte, and time travel (?at=N and the scrubber)
+// shows the state of the first N events.
 func TestBrowserRunLive(t *testing.T) {
 	ctx := tab(t)
 	r := startRelay(t, t.TempDir(), "127.0.0.1:0")
@@ -303,14 +303,27 @@ func TestBrowserRunLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, `document.querySelector('.conn')?.dataset.state === 'live'`, 20*time.Second)
+	// While it streams, travel back and to the latest state again (the whole views asked of
+	// the reducer cross the patches still coming in), sometimes within one batch.
 	for i := 1; i < len(ls); i += 25 {
 		r.send(t, "live-1", ls[i:min(i+25, len(ls))])
+		switch i % 100 {
+		case 26:
+			eval[bool](t, ctx, `(t => (t.seek(t.seqAt(Math.floor(t.entries.length / 2))), true))(window.__agentwire.travel)`)
+		case 51:
+			eval[bool](t, ctx, `(t => (t.seek(null), true))(window.__agentwire.travel)`)
+		case 76:
+			eval[bool](t, ctx, `(t => (t.seek(t.seqAt(3)), t.seek(null), true))(window.__agentwire.travel)`)
+		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	waitJS(t, ctx, pageTerminal, 20*time.Second)
 	snap := r.snapshot(t, "live-1")
 	if got, want := eval[string](t, ctx, pageText), renderedText(snap["messages"].([]any)); got != want || len(want) < 100 {
 		t.Fatalf("rendered text differs from the snapshot's (%d vs %d bytes)", len(got), len(want))
+	}
+	if n := eval[float64](t, ctx, `window.__agentwire.travel.stats.resyncs`); n != 0 {
+		t.Fatalf("%v patches did not follow what the page showed", n)
 	}
 	if got := eval[string](t, ctx, `window.__agentwire.travel.session.snapshot()`); got != string(reduceLines(t, ls)) {
 		t.Fatal("the page's reducer snapshot differs from the Go reducer's")
@@ -325,7 +338,7 @@ func TestBrowserRunLive(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/runs/live-1?at=%d", r.url, at))); err != nil {
 		t.Fatal(err)
 	}
-	waitJS(t, ctx, `!!window.__agentwire.travel && window.__agentwire.travel.at === 137 && !document.querySelector('.travel-banner').hidden`, 20*time.Second)
+	waitJS(t, ctx, `!!window.__agentwire.travel && window.__agentwire.travel.renderedAt === 137 && !document.querySelector('.travel-banner').hidden`, 20*time.Second)
 	want := reduceLines(t, ls[:at])
 	if got := eval[string](t, ctx, pageText); got != stateText(t, want) {
 		t.Fatal("?at=137 renders other text than the first 137 events")
@@ -336,7 +349,7 @@ func TestBrowserRunLive(t *testing.T) {
 	screenshot(t, ctx, "run-time-travel.png")
 	// The scrubber: move it to 41 events with the keyboard-equivalent input event.
 	eval[bool](t, ctx, `(() => { const r = document.getElementById('scrubber'); r.value = '41'; r.dispatchEvent(new Event('input')); return true; })()`)
-	waitJS(t, ctx, `window.__agentwire.travel.at === 41`, 5*time.Second)
+	waitJS(t, ctx, `window.__agentwire.travel.renderedAt === 41`, 5*time.Second)
 	if got := eval[string](t, ctx, pageText); got != stateText(t, reduceLines(t, ls[:41])) {
 		t.Fatal("the scrubber at 41 renders other text than the first 41 events")
 	}
@@ -497,5 +510,99 @@ func TestBrowserOpenFile(t *testing.T) {
 	}
 	if n := eval[float64](t, ctx, `window.__agentwire.patch.applied`); n == 0 {
 		t.Fatal("nothing applied")
+	}
+}
+
+// TestBrowserStreamedMessage: a long message streamed live in thousands of small deltas (a
+// reasoning block, then text past the length shown at first, another message interleaved)
+// ends with the snapshot's text, and the page updated it in place: the same message element
+// and the same text node throughout, no node removed from the messages, text appended over
+// many frames.
+func TestBrowserStreamedMessage(t *testing.T) {
+	ctx := tab(t)
+	r := startRelay(t, t.TempDir(), "127.0.0.1:0")
+	seq := 0
+	ev := func(typ, payload string) []byte {
+		seq++
+		return []byte(fmt.Sprintf(`{"type":%q%s,"protocolVersion":1,"eventId":"s:%d","runId":"stream-1","sessionId":"s","phaseId":"p","logicalSequence":%d,"sequence":%d,"timestamp":"2025-01-01T00:00:00.000Z"}`, typ, payload, seq, seq, seq))
+	}
+	delta := func(id, typ, text string) []byte {
+		b, _ := json.Marshal(text)
+		return ev("message.part.delta", fmt.Sprintf(`,"messageId":%q,"part":{"type":%q,"text":%s}`, id, typ, b))
+	}
+	words := []string{"stream ", "of ", "text, ", "déjà ", "vu ", "日本語 ", "🙂 ", "line\n", "<b>not bold</b> ", "and "}
+	var ls [][]byte
+	ls = append(ls, ev("run.started", ""), ev("message.started", `,"messageId":"m-long","role":"assistant"`))
+	for i := 0; i < 100; i++ {
+		ls = append(ls, delta("m-long", "reasoning", words[i%len(words)]))
+	}
+	for i := 0; i < 3600; i++ {
+		ls = append(ls, delta("m-long", "text", fmt.Sprintf("%d:%s", i, words[i%len(words)])))
+		if i == 1800 {
+			ls = append(ls, ev("message.started", `,"messageId":"m-other","role":"user"`))
+		}
+		if i > 1800 && i%100 == 0 {
+			ls = append(ls, delta("m-other", "text", words[i%len(words)]))
+		}
+	}
+	ls = append(ls, ev("run.completed", `,"finishReason":"stop","content":[]`))
+
+	r.send(t, "stream-1", ls[:1])
+	if err := chromedp.Do(ctx, chromedp.Navigate(r.url+"/runs/stream-1")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, `document.querySelector('.conn')?.dataset.state === 'live'`, 20*time.Second)
+	r.send(t, "stream-1", ls[1:150])
+	waitJS(t, ctx, `!!document.querySelector('[data-message-id="m-long"] .part-text')`, 20*time.Second)
+	eval[bool](t, ctx, `(() => {
+		const msg = document.querySelector('[data-message-id="m-long"]');
+		const w = window.__stream = { msg, node: msg.querySelector('.part-text').firstChild, removed: [], texts: 0 };
+		new MutationObserver((records) => {
+			for (const m of records) {
+				for (const n of m.removedNodes) w.removed.push(n.nodeName + '.' + (n.className || '') + ' from ' + m.target.nodeName + '.' + m.target.className);
+				if (m.type === 'characterData' && w.msg.contains(m.target)) w.texts++; // text or the count of the rest
+			}
+		}).observe(document.querySelector('.messages'), { childList: true, subtree: true, characterData: true });
+		return true; })()`)
+	for i := 150; i < len(ls); i += 40 {
+		r.send(t, "stream-1", ls[i:min(i+40, len(ls))])
+		time.Sleep(10 * time.Millisecond)
+	}
+	waitJS(t, ctx, pageTerminal, 30*time.Second)
+
+	msgs := r.snapshot(t, "stream-1")["messages"].([]any)
+	want := renderedText(msgs)
+	wantLong, _ := json.Marshal(renderedText(msgs[:1]))
+	if !eval[bool](t, ctx, `(() => {
+		const w = window.__stream, msg = document.querySelector('[data-message-id="m-long"]');
+		const p = msg.querySelector('.part-text');
+		return msg === w.msg && p.firstChild === w.node && p.childNodes.length === 1; })()`) {
+		t.Fatal("the streamed message's element or text node was replaced")
+	}
+	if n := eval[float64](t, ctx, `window.__agentwire.travel.stats.resyncs`); n != 0 {
+		t.Fatalf("%v patches did not follow what the page showed", n)
+	}
+	if removed := eval[string](t, ctx, `JSON.stringify(window.__stream.removed)`); removed != "[]" {
+		t.Fatalf("nodes removed from the messages while streaming: %s", removed)
+	}
+	if n := eval[float64](t, ctx, `window.__stream.texts`); n < 5 {
+		t.Fatalf("the message's text changed %v times: the stream did not arrive over many frames", n)
+	} else {
+		t.Logf("the message's text changed in place %v times", n)
+	}
+	// Past the length shown at first, the rest waits behind a button that counts it.
+	if !eval[bool](t, ctx, fmt.Sprintf(`(() => {
+		const want = %s, p = document.querySelector('[data-message-id="m-long"] .part-text');
+		const shown = p.textContent, more = p.nextElementSibling;
+		return shown.length >= 19999 && shown.length <= 20000 && want.startsWith(shown) &&
+			more.classList.contains('show-all') && more.textContent === 'Show the remaining ' + (want.length - shown.length).toLocaleString() + ' characters'; })()`, wantLong)) {
+		t.Fatal("the long text block does not show its first 20,000 characters and a button for the rest")
+	}
+	eval[bool](t, ctx, `(document.querySelector('[data-message-id="m-long"] .show-all').click(), true)`)
+	if got := eval[string](t, ctx, pageText); got != want {
+		t.Fatalf("rendered text differs from the snapshot's (%d vs %d bytes)", len(got), len(want))
+	}
+	if !eval[bool](t, ctx, `document.querySelector('[data-message-id="m-long"] .part-reasoning').textContent.length > 500 && document.querySelectorAll('[data-message-id="m-long"] .part-text').length === 1`) {
+		t.Fatal("the reasoning block or the single text block is missing")
 	}
 }

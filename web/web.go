@@ -25,7 +25,19 @@
 //
 // The reducer (assets/reducer.wasm, assets/wasm_exec.js) is produced by `go generate ./web`
 // (web/internal/buildwasm) from package web/wasm and committed; CI rebuilds it under the Go
-// release named by [WasmGoVersion] and compares bytes.
+// release named by [WasmGoVersion] and compares bytes. The page runs it in a dedicated worker
+// (assets/reducer_worker.js): the page's thread only renders, so a fast stream or a long
+// run's history does not stall it.
+//
+// # Rendering a live run
+//
+// The run page follows the SSE stream and sends what arrived to the worker, one call at a
+// time; each call answers with a patch (package web/runview): the timeline entries of the
+// events applied, the messages they touched — a message that only grew by deltas as the parts
+// the page does not have yet — the tool records they touched, and the run's head. Patches are
+// rendered in animation frames within a time budget, in place: new text is appended to the
+// text node a message already shows, the head updates only the fields that changed, and the
+// timeline makes its rows only as they scroll into view.
 package web
 
 import (

@@ -80,7 +80,7 @@ var hashedRef = regexp.MustCompile(`["'](?:\./|/assets/)([A-Za-z0-9_]+\.[0-9a-f]
 func TestAssets(t *testing.T) {
 	v := viewer(t)
 	names := v.AssetNames()
-	for _, plain := range []string{"app.js", "api.js", "dom.js", "render.js", "run.js", "reducer.js", "style.css", "reducer.wasm", "wasm_exec.js"} {
+	for _, plain := range []string{"app.js", "api.js", "dom.js", "render.js", "run.js", "reducer.js", "reducer_worker.js", "style.css", "reducer.wasm", "wasm_exec.js"} {
 		if names[plain] == "" {
 			t.Fatalf("no asset %s: %v", plain, names)
 		}

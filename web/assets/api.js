@@ -114,7 +114,8 @@ export async function readSSE(path, { lastEventId, signal, onOpen, onFrame, onCo
 }
 
 // Follower keeps an SSE stream open: it reconnects with backoff (0.25 s doubling to 5 s) from
-// the cursor cursor() gives, until stop() or until ended() says the stream is done.
+// the cursor cursor() gives, until stop() or until ended() (which may return a promise) says
+// the stream is done.
 // onState({state: 'connecting'|'live'|'reconnecting'|'ended'|'error', cursor, attempt, delay,
 // error}) reports what a person should see.
 export class Follower {
@@ -154,7 +155,7 @@ export class Follower {
         failed = e;
       }
       if (this.stopped) return;
-      if (this.ended && this.ended()) {
+      if (this.ended && await this.ended()) {
         this.onState({ state: 'ended', cursor: this.cursor() });
         return;
       }

@@ -1,7 +1,7 @@
 // /open: view a local NDJSON transcript. The file is read in the page and reduced by the
 // WebAssembly reducer; nothing is sent to the server (viewer.md §1).
 import { h, clear } from './dom.js';
-import { reducer, Session } from './reducer.js';
+import { Session, validateFile } from './reducer.js';
 import { Travel } from './run.js';
 
 export function openPage(main, params, setTitle) {
@@ -15,12 +15,14 @@ export function openPage(main, params, setTitle) {
   const runRoot = h('div');
   main.append(h('h1', null, 'Open a transcript'), drop, summary, invalid, runRoot);
   let travel = null;
+  let opened = 0; // the latest file chosen: an earlier one still loading is dropped
 
   const show = async (file) => {
+    const mine = ++opened;
     clear(summary).append(h('p', null, `Reading ${file.name}…`));
     const bytes = new Uint8Array(await file.arrayBuffer());
-    const api = await reducer();
-    const errs = JSON.parse(api.validateFile(bytes));
+    const errs = await validateFile(bytes);
+    if (mine !== opened) return;
     clear(invalid);
     invalid.hidden = errs.length === 0;
     if (errs.length) {
@@ -31,10 +33,14 @@ export function openPage(main, params, setTitle) {
     if (travel) travel.destroy();
     clear(runRoot);
     travel = new Travel(runRoot);
-    travel.session = new Session(api, 256);
-    const p = travel.session.applyFile(bytes);
-    travel.view.render(travel.session.view());
-    travel.applied({ ...p, messages: [], tools: [] });
+    const session = await Session.open(256);
+    const p = await session.applyFile(bytes);
+    const view = await session.view();
+    if (mine !== opened) { session.free(); return; }
+    travel.session = session;
+    travel.view.render(view);
+    for (const e of p.events) travel.entries.push(e);
+    travel.show();
     const parts = [`${file.name}: ${p.applied} events applied`];
     if (p.duplicates) parts.push(`${p.duplicates} exact duplicates`);
     if (errs.length) parts.push(`${errs.length} invalid lines skipped`);

@@ -34,12 +34,15 @@ export function viewFromSnapshot(s) {
 
 const str = (v) => (v === null || v === undefined ? '' : String(v));
 
-// RunView is the rendered run: head, messages, tools, interrupt, usage; it updates in place
-// from patches.
+// RunView is the rendered run: head, messages, tools, interrupt, usage. It updates in place
+// from patches: a streamed message gets its new parts appended (text to the text node it
+// already has), a touched tool record is redrawn, the head changes only the fields that
+// changed; nothing else is touched, so a frame's work is proportional to what its events
+// changed, not to the size of the run.
 export class RunView {
   constructor(root, { onJumpToTool } = {}) {
     this.root = root;
-    this.msgEls = new Map(); // messageId → article
+    this.msgs = new Map(); // messageId → MessageBlock
     this.reasoningOpen = new Map(); // messageId → bool (kept across re-renders)
     this.toolEls = new Map(); // toolCallId → article
     this.head = null;
@@ -50,6 +53,7 @@ export class RunView {
     this.messagesEl = h('div', { class: 'messages' });
     this.toolsEl = h('div', { class: 'tools' });
     this.terminalEl = h('div', { class: 'terminal', role: 'status' });
+    this.shown = {}; // what the head shows, by part: redrawn only when it changes
     root.append(
       this.headEl,
       this.terminalEl,
@@ -64,39 +68,74 @@ export class RunView {
   render(view) {
     clear(this.messagesEl);
     clear(this.toolsEl);
-    this.msgEls.clear();
+    this.msgs.clear();
     this.toolEls.clear();
-    for (const m of view.messages) this.upsertMessage(m);
+    const frag = document.createDocumentFragment();
+    for (const m of view.messages) {
+      const b = new MessageBlock(m, this);
+      this.msgs.set(m.messageId, b);
+      frag.append(b.el);
+    }
+    this.messagesEl.append(frag);
     for (const t of view.tools) this.upsertTool(t);
     this.setHead(view.head);
   }
 
-  // patch applies a patch (messages and tools the events touched, and the head).
+  // patch applies a patch (messages and tools the events touched, and the head). It returns
+  // false when the patch does not follow what is shown (a message sent from part f that does
+  // not show f parts): the caller then renders the whole view.
   patch(p) {
-    for (const m of p.messages) this.upsertMessage(m);
+    for (const m of p.messages) if (!this.upsertMessage(m)) return false;
     for (const t of p.tools) this.upsertTool(t);
     this.setHead(p.head);
+    return true;
   }
 
   setHead(head) {
     this.head = head;
-    clear(this.headEl).append(h('dl', { class: 'fields' },
-      field('Status', h('span', { class: `status status-${str(head.status)}`, dataset: { status: str(head.status) } }, str(head.status))),
-      field('Session', str(head.sessionId)),
-      field('Events', String(head.eventCount)),
-      field('Logical sequence', String(head.lastLogicalSequence)),
-      field('Sequence', String(head.lastSequence)),
-      field('Phase', str(head.lastPhaseId)),
-    ));
-    // Terminal status with its finish reason, error code or cancellation reason.
+    const fields = [str(head.status), str(head.sessionId), String(head.eventCount), String(head.lastLogicalSequence), String(head.lastSequence), str(head.lastPhaseId)];
+    if (!this.fieldEls) {
+      this.statusEl = h('span', { class: 'status' });
+      this.fieldEls = [this.statusEl, h('span'), h('span'), h('span'), h('span'), h('span')];
+      const labels = ['Status', 'Session', 'Events', 'Logical sequence', 'Sequence', 'Phase'];
+      this.headEl.append(h('dl', { class: 'fields' }, labels.map((l, i) => field(l, this.fieldEls[i]))));
+      this.shownFields = [];
+    }
+    fields.forEach((v, i) => {
+      if (this.shownFields[i] === v) return;
+      this.shownFields[i] = v;
+      this.fieldEls[i].textContent = v;
+    });
+    if (this.statusEl.dataset.status !== fields[0]) {
+      this.statusEl.dataset.status = fields[0];
+      this.statusEl.className = `status status-${fields[0]}`;
+    }
+    // The terminal line, the interrupt and the usage are redrawn only when they change.
+    const terminalKey = JSON.stringify([head.status, head.finishReason, head.errorCode, head.cancellationReason]);
+    if (this.shown.terminal !== terminalKey) {
+      this.shown.terminal = terminalKey;
+      this.renderTerminal(head);
+    }
+    const interruptKey = JSON.stringify([head.interrupt, head.interruptResolution]);
+    if (this.shown.interrupt !== interruptKey) {
+      this.shown.interrupt = interruptKey;
+      this.renderInterrupt(head);
+    }
+    const usageKey = JSON.stringify([head.usage, head.limit]);
+    if (this.shown.usage !== usageKey) {
+      this.shown.usage = usageKey;
+      this.renderUsage(head);
+    }
+  }
+
+  // renderTerminal: terminal status with its finish reason, error code or cancellation reason.
+  renderTerminal(head) {
     clear(this.terminalEl);
     if (head.status === 'completed') this.terminalEl.append(h('p', null, 'Completed — finish reason: ', h('strong', null, str(head.finishReason))));
     else if (head.status === 'failed') this.terminalEl.append(h('p', null, 'Failed — error code: ', h('strong', null, str(head.errorCode))));
     else if (head.status === 'cancelled') this.terminalEl.append(h('p', null, 'Cancelled — reason: ', head.cancellationReason === null ? h('em', null, 'none given') : h('strong', null, str(head.cancellationReason))));
     else if (head.status === 'waiting') this.terminalEl.append(h('p', null, 'Waiting for the interrupt to be resolved.'));
     this.terminalEl.className = `terminal terminal-${str(head.status)}`;
-    this.renderInterrupt(head);
-    this.renderUsage(head);
   }
 
   renderInterrupt(head) {
@@ -138,16 +177,23 @@ export class RunView {
     }
   }
 
+  // upsertMessage shows a message of a view or patch: sent from part f > 0, its parts are
+  // appended to the f parts shown (false when it does not show f parts); sent from 0, it
+  // replaces the message shown, unless that one has no parts yet and the same role (a
+  // message's first delta): then the parts are appended to it too.
   upsertMessage(m) {
-    let el = this.msgEls.get(m.messageId);
-    const fresh = renderMessage(m, this);
-    if (el) {
-      el.replaceWith(fresh);
-    } else {
-      const before = this.messagesEl.children[m.index] || null;
-      this.messagesEl.insertBefore(fresh, before);
+    const cur = this.msgs.get(m.messageId);
+    const from = m.from || 0;
+    if (cur && cur.parts === from && cur.role === str(m.role)) {
+      cur.append(m.content || []);
+      return true;
     }
-    this.msgEls.set(m.messageId, fresh);
+    if (from > 0) return false;
+    const fresh = new MessageBlock(m, this);
+    if (cur) cur.el.replaceWith(fresh.el);
+    else this.messagesEl.insertBefore(fresh.el, this.messagesEl.children[m.index] || null);
+    this.msgs.set(m.messageId, fresh);
+    return true;
   }
 
   upsertTool(t) {
@@ -176,52 +222,112 @@ function field(label, value) {
   return [h('dt', null, label), h('dd', null, value)];
 }
 
-// renderMessage groups consecutive text (and reasoning) parts into one block each, so that a
-// streamed message reads as prose; other parts render by kind.
-function renderMessage(m, view) {
-  const body = h('div', { class: 'message-body' });
-  let cites = 0;
-  let run = null; // {type, el}
-  for (const p of m.content || []) {
-    const type = p && p.type;
-    if (type === 'text' || type === 'reasoning') {
-      if (!run || run.type !== type) {
-        if (type === 'text') {
-          run = { type, el: h('p', { class: 'part-text' }) };
-          body.append(run.el);
-        } else {
-          const para = h('p', { class: 'part-reasoning' });
-          const open = view.reasoningOpen.has(m.messageId) ? view.reasoningOpen.get(m.messageId) : true;
-          const det = h('details', { class: 'reasoning', open }, h('summary', null, 'Reasoning'), para);
-          det.addEventListener('toggle', () => view.reasoningOpen.set(m.messageId, det.open));
-          run = { type, el: para };
-          body.append(det);
-        }
-      }
-      run.el.append(document.createTextNode(str(p.text)));
-      continue;
-    }
-    run = null;
-    if (type === 'citation') cites++;
-    body.append(renderPart(p, cites, view));
+// MessageBlock is one rendered message. Consecutive text (and reasoning) parts form one block
+// each, so that a streamed message reads as prose; other parts render by kind. append adds
+// parts after those shown: text goes into the open block's text node.
+class MessageBlock {
+  constructor(m, view) {
+    this.id = str(m.messageId);
+    this.role = str(m.role);
+    this.view = view;
+    this.parts = 0; // parts shown
+    this.cites = 0;
+    this.block = null; // the TextBlock the next text or reasoning part of its type extends
+    this.body = h('div', { class: 'message-body' });
+    this.el = h('article', { class: `message role-${str(m.role)}`, dataset: { messageId: this.id }, 'aria-label': `${str(m.role)} message ${this.id}` },
+      h('header', null, h('span', { class: 'role' }, str(m.role)), ' ', h('code', { class: 'muted' }, this.id)),
+      this.body);
+    this.append(m.content || []);
   }
-  for (const block of body.querySelectorAll('.part-text, .part-reasoning')) capText(block);
-  return h('article', { class: `message role-${str(m.role)}`, dataset: { messageId: str(m.messageId) }, 'aria-label': `${str(m.role)} message ${str(m.messageId)}` },
-    h('header', null, h('span', { class: 'role' }, str(m.role)), ' ', h('code', { class: 'muted' }, str(m.messageId))),
-    body);
+
+  append(parts) {
+    for (const p of parts) {
+      this.parts++;
+      const type = p && p.type;
+      if (type === 'text' || type === 'reasoning') {
+        if (!this.block || this.block.type !== type) {
+          if (this.block) this.block.flush();
+          this.block = new TextBlock(type, this);
+          this.body.append(this.block.root);
+        }
+        this.block.add(str(p.text));
+        continue;
+      }
+      if (this.block) this.block.flush();
+      this.block = null;
+      if (type === 'citation') this.cites++;
+      this.body.append(renderPart(p, this.cites, this.view));
+    }
+    if (this.block) this.block.flush();
+  }
 }
 
 // A text block longer than this shows its start and a button for the rest: laying out one
 // huge unbroken string can stall the page for a long time.
 export const TEXT_SHOWN = 20000;
 
-function capText(block) {
-  const text = block.textContent;
-  if (text.length <= TEXT_SHOWN) return;
-  block.textContent = text.slice(0, TEXT_SHOWN);
-  const more = h('button', { type: 'button', class: 'link show-all', onclick: () => { block.textContent = text; more.remove(); } },
-    `Show the remaining ${(text.length - TEXT_SHOWN).toLocaleString()} characters`);
-  block.after(more);
+// TextBlock is a run of text (or reasoning) parts as one paragraph holding one text node.
+// Text arriving in a frame is joined and appended to that node once (appendData); past
+// TEXT_SHOWN characters it is kept aside behind a "Show the remaining N characters" button
+// until a person asks for it.
+class TextBlock {
+  constructor(type, msg) {
+    this.type = type;
+    this.pending = [];
+    this.shown = 0; // characters in the node
+    this.rest = []; // characters kept aside
+    this.restLen = 0;
+    this.expanded = false;
+    this.more = null;
+    this.node = document.createTextNode('');
+    this.el = h('p', { class: type === 'text' ? 'part-text' : 'part-reasoning' }, this.node);
+    if (type === 'text') {
+      this.root = this.el;
+    } else {
+      const view = msg.view;
+      const open = view.reasoningOpen.has(msg.id) ? view.reasoningOpen.get(msg.id) : true;
+      this.root = h('details', { class: 'reasoning', open }, h('summary', null, 'Reasoning'), this.el);
+      this.root.addEventListener('toggle', () => view.reasoningOpen.set(msg.id, this.root.open));
+    }
+  }
+
+  add(text) { if (text) this.pending.push(text); }
+
+  flush() {
+    if (this.pending.length === 0) return;
+    let text = this.pending.length === 1 ? this.pending[0] : this.pending.join('');
+    this.pending = [];
+    if (!this.expanded && this.shown + text.length > TEXT_SHOWN) {
+      let room = Math.max(0, TEXT_SHOWN - this.shown);
+      // Do not cut a surrogate pair in two.
+      if (room > 0 && room < text.length && /[\uD800-\uDBFF]/.test(text[room - 1])) room--;
+      this.rest.push(text.slice(room));
+      this.restLen += text.length - room;
+      text = text.slice(0, room);
+    }
+    if (text) {
+      this.node.appendData(text);
+      this.shown += text.length;
+    }
+    if (this.restLen === 0) return;
+    const label = `Show the remaining ${this.restLen.toLocaleString()} characters`;
+    if (!this.more) {
+      this.more = h('button', { type: 'button', class: 'link show-all', onclick: () => this.expand() }, label);
+      this.el.after(this.more);
+    } else {
+      this.more.firstChild.data = label;
+    }
+  }
+
+  expand() {
+    this.expanded = true;
+    this.node.appendData(this.rest.join(''));
+    this.shown += this.restLen;
+    this.rest = [];
+    this.restLen = 0;
+    if (this.more) this.more.remove();
+    this.more = null;
+  }
 }
 
 function mediaSource(p) {
@@ -320,22 +426,39 @@ function renderTool(t) {
 }
 
 // Timeline lists events (type, logical sequence, sequence, phase, timestamp), a page at a
-// time; choosing one moves time travel there.
+// time; choosing one moves time travel there. A page's rows are made as they come into view
+// (the list scrolls): while a fast run streams in, its new events land below the rows shown
+// and cost nothing until someone scrolls to them. Moving the current marker within the rows
+// shown only moves a class; a full page is redrawn only when another page is shown.
 export class Timeline {
   constructor(root, { onPick }) {
     this.root = root;
     this.onPick = onPick;
-    this.entries = [];
+    this.entries = []; // the caller's list: it appends, then calls setCurrent (or draw)
     this.page = -1; // -1: follow the end
     this.current = null; // logicalSequence shown by time travel (null: live)
+    this.drawn = null; // {page, from, to, cur}: rows from..to-1 are in the list
+    this.limit = Timeline.ROWS; // rows of the page to make
     this.list = h('ol', { class: 'timeline-list' });
-    this.nav = h('div', { class: 'timeline-nav' });
+    // The sentinel after the last row made: in view, it makes the next rows.
+    this.sentinel = h('li', { class: 'timeline-more muted', 'aria-hidden': 'true' }, 'more events…');
+    this.io = typeof IntersectionObserver === 'function'
+      ? new IntersectionObserver((es) => {
+        if (es.some((e) => e.isIntersecting) && this.sentinel.isConnected) {
+          this.limit += Timeline.ROWS;
+          this.draw();
+        }
+      }, { root: this.list, rootMargin: '0px 0px 200px 0px' })
+      : null;
+    this.earlier = h('button', { type: 'button', onclick: () => { this.page = this.drawn.page - 1; this.draw(); } }, 'Earlier');
+    this.later = h('button', { type: 'button', onclick: () => { const next = this.drawn.page + 1; this.page = next >= this.pages - 1 ? -1 : next; this.draw(); } }, 'Later');
+    this.counts = h('span');
+    this.nav = h('div', { class: 'timeline-nav' }, this.earlier, this.counts, this.later);
     root.append(this.nav, this.list);
   }
 
   static PAGE = 100;
-
-  setEntries(entries) { this.entries = entries; this.draw(); }
+  static ROWS = 15; // rows made at a time (a little more than the list shows)
 
   setCurrent(seq) {
     this.current = seq;
@@ -355,29 +478,71 @@ export class Timeline {
     return ans;
   }
 
+  row(i, cur) {
+    const e = this.entries[i];
+    return h('li', { class: cur ? 'current' : null },
+      h('button', { type: 'button', class: 'event-row', 'aria-current': cur ? 'step' : null, onclick: () => this.onPick(e.logicalSequence) },
+        h('span', { class: 'ev-type' }, e.type),
+        h('span', { class: 'ev-seq', title: 'logical sequence' }, `#${e.logicalSequence}`),
+        h('span', { class: 'ev-pseq', title: 'sequence in phase' }, `seq ${e.sequence}`),
+        h('span', { class: 'ev-phase', title: `phase ${e.phaseId}` }, e.phaseId.slice(0, 8)),
+        h('time', { class: 'ev-time' }, e.timestamp)));
+  }
+
+  mark(li, cur) {
+    if (!li) return;
+    li.className = cur ? 'current' : '';
+    const b = li.firstChild;
+    if (cur) b.setAttribute('aria-current', 'step'); else b.removeAttribute('aria-current');
+  }
+
   draw() {
     const n = this.entries.length;
     const pages = Math.max(1, Math.ceil(n / Timeline.PAGE));
     const page = this.page < 0 ? pages - 1 : Math.min(this.page, pages - 1);
     const from = page * Timeline.PAGE;
-    const to = Math.min(n, from + Timeline.PAGE);
-    clear(this.nav).append(
-      h('button', { type: 'button', disabled: page === 0, onclick: () => { this.page = page - 1; this.draw(); } }, 'Earlier'),
-      h('span', null, n === 0 ? 'no events' : ` events ${from + 1}–${to} of ${n} `),
-      h('button', { type: 'button', disabled: page >= pages - 1, onclick: () => { this.page = page + 1 >= pages - 1 ? -1 : page + 1; this.draw(); } }, 'Later'),
-    );
-    const items = [];
-    for (let i = from; i < to; i++) {
-      const e = this.entries[i];
-      const cur = this.current !== null && e.logicalSequence === this.entries[this.indexOf(this.current)]?.logicalSequence;
-      items.push(h('li', { class: cur ? 'current' : null },
-        h('button', { type: 'button', class: 'event-row', 'aria-current': cur ? 'step' : null, onclick: () => this.onPick(e.logicalSequence) },
-          h('span', { class: 'ev-type' }, e.type),
-          h('span', { class: 'ev-seq', title: 'logical sequence' }, `#${e.logicalSequence}`),
-          h('span', { class: 'ev-pseq', title: 'sequence in phase' }, `seq ${e.sequence}`),
-          h('span', { class: 'ev-phase', title: `phase ${e.phaseId}` }, e.phaseId.slice(0, 8)),
-          h('time', { class: 'ev-time' }, e.timestamp))));
+    const end = Math.min(n, from + Timeline.PAGE);
+    const cur = this.current === null ? -1 : this.indexOf(this.current);
+    let d = this.drawn;
+    if (!d || d.page !== page || d.from !== from) {
+      clear(this.list);
+      this.limit = Timeline.ROWS;
+      d = this.drawn = { page, from, to: from, cur: -1 };
     }
-    clear(this.list).append(...items);
+    if (d.cur !== cur) {
+      if (d.cur >= from && d.cur < d.to) this.mark(this.list.children[d.cur - from], false);
+      if (cur >= from && cur < d.to) this.mark(this.list.children[cur - from], true);
+      d.cur = cur;
+    }
+    // Make the rows up to the limit (and up to the current one).
+    const want = Math.min(end, Math.max(from + this.limit, cur + 1));
+    const added = want > d.to;
+    if (added) {
+      const frag = document.createDocumentFragment();
+      for (let i = d.to; i < want; i++) frag.append(this.row(i, i === cur));
+      this.list.insertBefore(frag, this.sentinel.isConnected ? this.sentinel : null);
+      d.to = want;
+    }
+    if (d.to < end && this.io) {
+      if (!this.sentinel.isConnected || added) {
+        this.list.append(this.sentinel);
+        // Observing again reports whether it is in view now (the rows above may not fill the list).
+        this.io.unobserve(this.sentinel);
+        this.io.observe(this.sentinel);
+      }
+    } else if (d.to < end) {
+      // No IntersectionObserver: make every row.
+      this.limit = Timeline.PAGE;
+      return this.draw();
+    } else if (this.sentinel.isConnected) {
+      this.sentinel.remove();
+    }
+    this.pages = pages;
+    const counts = n === 0 ? 'no events' : ` events ${from + 1}–${end} of ${n} `;
+    if (this.counts.textContent !== counts) {
+      this.counts.textContent = counts;
+      this.earlier.disabled = page === 0;
+      this.later.disabled = page >= pages - 1;
+    }
   }
 }

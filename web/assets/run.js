@@ -2,23 +2,43 @@
 // the rendered state, the time-travel scrubber and the timeline.
 import { h, clear } from './dom.js';
 import { getText, Follower, ApiError } from './api.js';
-import { reducer, Session } from './reducer.js';
+import { Session } from './reducer.js';
 import { RunView, Timeline, viewFromSnapshot, isTerminal } from './render.js';
 
-// Most events reduced in one animation frame: a replay of a long run is spread over frames so
-// that the page keeps answering input.
-const MAX_LINES_PER_FRAME = 2000;
+// Rendering work per animation frame: patches are rendered until this many milliseconds have
+// passed, the rest waits for the next frame, so a burst or the replay of a long run is spread
+// over frames and the page keeps answering input. (Reducing happens in the worker.)
+const FRAME_BUDGET_MS = 8;
+// Most SSE lines sent to the reducer in one call: a replay of a long run comes back as
+// patches of this many events at most, each rendered within a frame or two.
+const MAX_BATCH = 1000;
 // A finished run with at most this many events loads its events for time travel at once;
 // a longer one on request.
 const AUTO_HISTORY = 20000;
 
-// Travel is a run's state over time: a reducer session holding every event from the first,
-// the timeline entries, the scrubber, and the RunView it renders into.
+// Travel is a run's state over time: a reducer session (in the worker) holding every event
+// from the first, the timeline entries, the scrubber, and the RunView it renders into.
+//
+// Patches arrive from the worker in order (received); their timeline entries are taken at
+// once, their changes to the rendered state are rendered in animation frames within a time
+// budget (frame). A whole view (seek, or a patch that does not follow what is shown) is asked
+// of the same worker: it answers after every patch asked for before it, and those patches
+// are already in the view, so the ones still waiting are dropped and the ones that arrive
+// before the view are not rendered.
 export class Travel {
   constructor(container, { onSeek } = {}) {
     this.entries = [];
     this.at = null; // logical sequence shown; null = the latest state
     this.onSeek = onSeek;
+    this.pending = []; // patches received, not rendered yet
+    this.frameId = 0;
+    this.viewToken = 0; // the latest view asked for
+    this.awaitingView = false;
+    this.renderedAt = undefined; // the `at` of the last whole view rendered (tests wait for it)
+    // What rendering cost so far (the measurement test reads it).
+    // resyncs counts patches that did not follow what was shown (the whole view was asked for
+    // instead); it stays 0 unless something is wrong.
+    this.stats = { frames: 0, patches: 0, events: 0, renderMs: 0, maxFrameMs: 0, resyncs: 0 };
     this.range = h('input', { type: 'range', min: '0', max: '0', value: '0', step: '1', id: 'scrubber', 'aria-describedby': 'scrub-label', disabled: true });
     this.label = h('output', { id: 'scrub-label', for: 'scrubber' }, 'latest');
     this.liveBtn = h('button', { type: 'button', class: 'primary', onclick: () => this.seek(null) }, 'Latest');
@@ -51,7 +71,14 @@ export class Travel {
     document.addEventListener('keydown', this.keys);
   }
 
-  destroy() { document.removeEventListener('keydown', this.keys); }
+  destroy() {
+    document.removeEventListener('keydown', this.keys);
+    if (this.frameId) cancelAnimationFrame(this.frameId);
+    this.frameId = 0;
+    this.pending = [];
+    if (this.session) this.session.free().catch(() => {});
+    this.session = null;
+  }
 
   // count is how many timeline entries have logicalSequence ≤ seq.
   count(seq) {
@@ -74,12 +101,69 @@ export class Travel {
       return;
     }
     this.at = seq;
-    if (this.session) {
-      if (seq === null) this.view.render(this.session.view());
-      else this.view.render(this.session.viewAt(seq));
-    }
     this.sync();
     if (this.onSeek) this.onSeek(seq);
+    if (this.session) this.refresh();
+  }
+
+  // refresh renders the whole view at `at`, asked of the worker; a later refresh wins.
+  async refresh() {
+    const token = ++this.viewToken;
+    const at = this.at;
+    this.awaitingView = true;
+    this.pending = [];
+    let v;
+    try {
+      v = at === null ? await this.session.view() : await this.session.viewAt(at);
+    } catch {
+      return; // the session was freed (the page closed)
+    }
+    if (token !== this.viewToken || !this.session) return;
+    this.awaitingView = false;
+    if (v.error) {
+      this.label.textContent = `cannot show logical sequence ${at}: ${v.error}`;
+      return;
+    }
+    this.view.render(v);
+    this.renderedAt = at;
+    this.sync();
+  }
+
+  // received takes a patch from the worker: its timeline entries now, its changes to the
+  // rendered state in the next frames (none while time travel shows an earlier state or a
+  // whole view is on its way).
+  received(p) {
+    for (const e of p.events) this.entries.push(e);
+    this.stats.events += p.events.length;
+    if (this.at === null && !this.awaitingView) this.pending.push(p);
+    if (!this.frameId) this.frameId = requestAnimationFrame(() => this.frame());
+  }
+
+  frame() {
+    this.frameId = 0;
+    const t0 = performance.now();
+    while (this.pending.length && performance.now() - t0 < FRAME_BUDGET_MS) {
+      const p = this.pending.shift();
+      this.stats.patches++;
+      if (!this.view.patch(p)) {
+        this.stats.resyncs++;
+        this.refresh();
+        break;
+      }
+    }
+    this.show();
+    const ms = performance.now() - t0;
+    this.stats.frames++;
+    this.stats.renderMs += ms;
+    this.stats.maxFrameMs = Math.max(this.stats.maxFrameMs, ms);
+    if (this.pending.length) this.frameId = requestAnimationFrame(() => this.frame());
+    if (this.afterFrame) this.afterFrame();
+  }
+
+  // show brings the timeline and the scrubber up to date.
+  show() {
+    this.timeline.entries = this.entries;
+    this.sync();
   }
 
   // sync updates the scrubber, the banner and the timeline marker.
@@ -96,19 +180,14 @@ export class Travel {
     } else {
       this.label.textContent = `at logical sequence ${this.at}: ${c} of ${n} events`;
       this.banner.hidden = false;
-      clear(this.banner).append(`Time travel: showing the run as of logical sequence ${this.at} (${c} of ${n} events). `,
-        h('button', { type: 'button', class: 'link', onclick: () => this.seek(null) }, 'Back to the latest state'));
+      // In place: a live stream updates the counts every frame, and the button keeps its focus.
+      if (!this.bannerText) {
+        this.bannerText = document.createTextNode('');
+        this.banner.append(this.bannerText, h('button', { type: 'button', class: 'link', onclick: () => this.seek(null) }, 'Back to the latest state'));
+      }
+      this.bannerText.data = `Time travel: showing the run as of logical sequence ${this.at} (${c} of ${n} events). `;
     }
     this.timeline.setCurrent(this.at);
-  }
-
-  // applied takes a patch from the session: new timeline entries, and the rendered state when
-  // showing the latest state.
-  applied(p) {
-    if (p.events.length) this.entries.push(...p.events);
-    if (this.at === null) this.view.patch(p);
-    this.timeline.setEntries(this.entries);
-    this.sync();
   }
 }
 
@@ -125,9 +204,8 @@ export async function runPage(main, runId, params, setTitle) {
       history.replaceState(history.state, '', u);
     },
   });
-  const state = { stopped: false, follower: null, timer: null, queue: [], frame: 0, terminal: false };
+  const state = { stopped: false, follower: null, timer: null };
   const path = `/v1/runs/${encodeURIComponent(runId)}`;
-  const api = reducer();
   const atParam = params.get('at');
   const wantAt = atParam !== null && /^\d+$/.test(atParam) ? Number(atParam) : null;
 
@@ -136,12 +214,21 @@ export async function runPage(main, runId, params, setTitle) {
     window.__agentwire[label] = performance.now(); // ms since navigation start
   };
   window.__agentwire = { travel, runId };
+  const stop = () => {
+    state.stopped = true;
+    if (state.follower) state.follower.stop();
+    clearTimeout(state.timer);
+    travel.destroy();
+  };
 
   // The snapshot first: a finished run renders from it at once.
   let snap = null;
   for (;;) {
     try {
-      snap = JSON.parse(await getText(path));
+      const text = await getText(path);
+      mark('snapshotFetched');
+      snap = JSON.parse(text);
+      mark('snapshotLoaded');
       break;
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) {
@@ -151,24 +238,9 @@ export async function runPage(main, runId, params, setTitle) {
         continue;
       }
       conn.textContent = `Cannot load the run: ${e.message}`;
-      return () => { travel.destroy(); };
+      return stop;
     }
   }
-
-  // Fetch stored events (NDJSON pages) into the session until logical sequence upTo.
-  const loadHistory = async (upTo) => {
-    const s = travel.session;
-    for (;;) {
-      const last = JSON.parse(s.api.info(s.id)).last;
-      if (upTo !== null && last >= upTo) return;
-      const text = await getText(`${path}/events?after=${last}&limit=10000`);
-      if (!text.trim()) return;
-      const p = s.apply(text);
-      travel.applied(p);
-      if (p.refusal) { showRefusal(p.refusal); return; }
-      if (p.applied === 0) return;
-    }
-  };
   const showRefusal = (r) => {
     clear(problems).append(h('p', null, `The reducer refused an event (${r.kind}): ${r.message}`));
   };
@@ -176,68 +248,123 @@ export async function runPage(main, runId, params, setTitle) {
   if (isTerminal(snap.status)) {
     travel.view.render(viewFromSnapshot(snap));
     mark('firstRender');
-    state.terminal = true;
     const n = snap.meta ? snap.meta.eventCount : (snap.eventIds || []).length;
     conn.textContent = `Ended: ${snap.status}.`;
+    // Fetch the stored events (NDJSON pages) into a session. The page keeps showing the
+    // snapshot meanwhile (the finished state), so only the timeline follows; then seek.
     const startHistory = async (upTo) => {
       clear(travel.extra).append(h('p', { class: 'muted' }, `Loading ${n.toLocaleString()} events for time travel…`));
-      travel.session = new Session(await api, 256);
-      await loadHistory(null);
+      const s = await Session.open(256);
+      if (state.stopped) { s.free(); return; }
+      try {
+        let last = 0;
+        for (;;) {
+          const text = await getText(`${path}/events?after=${last}&limit=10000`);
+          if (state.stopped || !text.trim()) break;
+          const p = await s.apply(text);
+          for (const e of p.events) travel.entries.push(e);
+          travel.show();
+          if (p.refusal) { showRefusal(p.refusal); break; }
+          if (p.applied === 0) break;
+          last = (await s.info()).last;
+        }
+      } catch (e) {
+        s.free();
+        throw e;
+      }
+      if (state.stopped) { s.free(); return; }
+      travel.session = s;
       clear(travel.extra);
       mark('historyLoaded');
       travel.seek(upTo);
     };
-    travel.onNeed = (seq) => { travel.onNeed = null; startHistory(seq); };
-    if (wantAt !== null || n <= AUTO_HISTORY) {
+    const loadHistory = (upTo) => {
       travel.onNeed = null;
-      startHistory(wantAt);
+      startHistory(upTo).catch((e) => {
+        clear(travel.extra).append(h('p', { class: 'refusal' }, `Cannot load the events for time travel: ${e.message}`));
+      });
+    };
+    travel.onNeed = loadHistory;
+    if (wantAt !== null || n <= AUTO_HISTORY) {
+      loadHistory(wantAt);
     } else {
-      travel.extra.append(h('button', { type: 'button', onclick: () => { travel.onNeed = null; startHistory(null); } },
+      travel.extra.append(h('button', { type: 'button', onclick: () => loadHistory(null) },
         `Load the ${n.toLocaleString()} events for time travel`));
     }
-    return () => { state.stopped = true; travel.destroy(); };
+    return stop;
   }
 
-  // A live run: reduce every event from the first (SSE replay, then live), batched per
-  // animation frame.
-  travel.session = new Session(await api, 256);
-  travel.view.render(travel.session.view());
+  // A live run: every event from the first (SSE replay, then live) goes to the worker in
+  // batches — one call at a time, each taking what arrived meanwhile — and its patches are
+  // rendered in animation frames.
+  try {
+    travel.session = await Session.open(256);
+    if (state.stopped) return stop;
+    travel.view.render(await travel.session.view());
+  } catch (e) {
+    conn.textContent = `Cannot start the reducer: ${e.message}`;
+    return stop;
+  }
   mark('firstRender');
+  const pipe = { inbox: [], inflight: null, lastSent: null, idle: [] };
   let pendingAt = wantAt;
-  const flush = () => {
-    state.frame = 0;
-    if (state.stopped || state.queue.length === 0) return;
-    const batch = state.queue.splice(0, MAX_LINES_PER_FRAME);
-    const p = travel.session.apply(batch.join('\n'));
-    travel.applied(p);
-    if (p.refusal) showRefusal(p.refusal);
-    if (state.queue.length) state.frame = requestAnimationFrame(flush);
+  const seqOf = (line) => {
+    try { return JSON.parse(line).logicalSequence; } catch { return undefined; }
+  };
+  const head = () => travel.view.head || { lastLogicalSequence: 0 };
+  const send = () => {
+    if (pipe.inflight || state.stopped || !travel.session) return;
+    if (pipe.inbox.length === 0) {
+      for (const r of pipe.idle.splice(0)) r();
+      return;
+    }
+    const batch = pipe.inbox.splice(0, MAX_BATCH);
+    pipe.lastSent = batch[batch.length - 1];
+    pipe.inflight = travel.session.apply(batch.join('\n')).then((p) => {
+      pipe.inflight = null;
+      if (state.stopped) return;
+      pipe.head = p.head;
+      travel.received(p);
+      if (p.refusal) showRefusal(p.refusal);
+      send();
+    }, () => { pipe.inflight = null; });
+  };
+  travel.afterFrame = () => {
     if (pendingAt !== null && travel.entries.length && travel.entries[travel.entries.length - 1].logicalSequence >= pendingAt) {
       const at = pendingAt;
       pendingAt = null;
       travel.seek(at);
     }
-    state.terminal = isTerminal(p.head.status);
   };
-  const head = () => travel.view.head || { lastLogicalSequence: 0 };
+  // The stream resumes after the last event received: queued, in the worker, or applied.
   const cursor = () => {
-    // The last event reduced, or queued to be: the stream resumes after it.
-    if (state.queue.length) {
-      const lastLine = state.queue[state.queue.length - 1];
-      try { return JSON.parse(lastLine).logicalSequence; } catch { /* fall through */ }
+    if (pipe.inbox.length) {
+      const s = seqOf(pipe.inbox[pipe.inbox.length - 1]);
+      if (s !== undefined) return s;
     }
-    return head().lastLogicalSequence;
+    if (pipe.inflight && pipe.lastSent !== null) {
+      const s = seqOf(pipe.lastSent);
+      if (s !== undefined) return s;
+    }
+    return (pipe.head || head()).lastLogicalSequence;
   };
+  // drained resolves once every event received is reduced.
+  const drained = () => new Promise((r) => { pipe.idle.push(r); send(); });
+  let sendSoon = false;
   state.follower = new Follower({
     path: `${path}/events`,
     cursor,
     onFrame: (f) => {
-      state.queue.push(f.data);
-      if (!state.frame) state.frame = requestAnimationFrame(flush);
+      pipe.inbox.push(f.data);
+      // The frames of one network read arrive together: send them as one batch.
+      if (!sendSoon) {
+        sendSoon = true;
+        queueMicrotask(() => { sendSoon = false; send(); });
+      }
     },
-    ended: () => {
-      if (state.queue.length) flush();
-      return isTerminal(head().status);
+    ended: async () => {
+      await drained();
+      return isTerminal((pipe.head || head()).status);
     },
     onState: (s) => {
       if (s.state === 'live') conn.textContent = `Live — following from logical sequence ${s.cursor}.`;
@@ -247,16 +374,10 @@ export async function runPage(main, runId, params, setTitle) {
           ? `Reconnecting from logical sequence ${s.cursor} (attempt ${s.attempt})…`
           : `Connection lost${s.error ? ` (${s.error.message})` : ''}; reconnecting from logical sequence ${s.cursor} in ${(s.delay / 1000).toFixed(2)} s (attempt ${s.attempt}).`;
         conn.dataset.reconnects = String(Number(conn.dataset.reconnects || 0) + (s.delay === undefined ? 0 : 1));
-      } else if (s.state === 'ended') conn.textContent = `Ended: ${head().status}.`;
+      } else if (s.state === 'ended') conn.textContent = `Ended: ${(pipe.head || head()).status}.`;
       else if (s.state === 'error') conn.textContent = `Stopped: ${s.error.message}`;
       conn.dataset.state = s.state;
     },
   }).start();
-  return () => {
-    state.stopped = true;
-    if (state.follower) state.follower.stop();
-    if (state.frame) cancelAnimationFrame(state.frame);
-    clearTimeout(state.timer);
-    travel.destroy();
-  };
+  return stop;
 }

@@ -11,8 +11,8 @@ import (
 
 // FuzzApply: for any text, Apply agrees with folding the same non-blank lines through
 // ParseEvent and Reduce by hand (same applied count, same refusal message, same state), At of
-// the last sequence is the current state, and ValidateLines lists exactly the lines ParseEvent
-// refuses.
+// the last sequence is the current state, patches keep a page's copy of the messages equal to
+// the state's, and ValidateLines lists exactly the lines ParseEvent refuses.
 func FuzzApply(f *testing.F) {
 	data, _ := synth.BytesWith(60, 1, synth.Options{Profile: synth.ProfileRich})
 	lines := bytes.SplitAfter(data, []byte("\n"))
@@ -55,6 +55,18 @@ func FuzzApply(f *testing.F) {
 		}
 		if c, _ := at.MarshalJSON(); !bytes.Equal(c, a) {
 			t.Fatal("At(last) differs from the state")
+		}
+		// The same lines applied in two parts: the second patch sends each message from the
+		// parts the first left, and a page kept up to date from the two patches holds the
+		// state's messages.
+		cut := bytes.IndexByte(text[len(text)/2:], '\n')
+		if cut >= 0 {
+			cut += len(text) / 2
+			s2, mir := runview.New(3), mirror{}
+			if p1 := s2.Apply(text[:cut]); p1.Refusal == nil {
+				checkPatch(t, p1, s2.State(), mir)
+				checkPatch(t, s2.Apply(text[cut:]), s2.State(), mir)
+			}
 		}
 		invalid := 0
 		runview.Lines(text, func(_ int, line []byte) bool {

@@ -10,7 +10,10 @@
 // The page does not re-render a whole snapshot for each event. [Session.Apply] returns a
 // [Patch]: the timeline entries of the events it applied and, read back from the new state
 // through the keyed accessors, the messages and tool records those events touched and the
-// run's head members (status, interrupt, usage, limit, terminal fields, sequences). A full
+// run's head members (status, interrupt, usage, limit, terminal fields, sequences). A message
+// that only grew by deltas is sent as the parts it gained (from the part count it had before
+// the Apply), so a long streamed message costs each Apply its new parts, not its whole
+// content, in the reducer, across to JavaScript and in the page. A full
 // [View] (the snapshot without `eventIds` and `eventFingerprints`, which a person does not
 // read and which dominate a long run's snapshot) serves the first render and time travel.
 //
@@ -106,11 +109,23 @@ type Patch struct {
 	Refusal             *Refusal
 	// Events are the applied events' raw lines (the timeline entries are read from them).
 	Events []events.Event
-	// Messages are the IDs of the messages the applied events touched, in first-touch order.
-	Messages []string
+	// Messages are the messages the applied events touched, in first-touch order.
+	Messages []TouchedMessage
 	// Tools are the toolCallIds the applied events touched, in first-touch order.
 	Tools []string
 	state events.ReducerState
+	// where: position in Messages (key "m"+ID) or Tools ("t"+ID), so that touching costs
+	// O(1) however many records one Apply touches.
+	where map[string]int
+}
+
+// TouchedMessage is a message a Patch carries.
+type TouchedMessage struct {
+	ID string
+	// From is the number of its content parts the page already has: the part count before the
+	// Apply when the Apply's events only appended parts (message.part.delta), 0 when one of
+	// them started or completed it (its content was replaced).
+	From int
 }
 
 // Apply parses and reduces each non-blank line of text (NDJSON) in order and stops at the
@@ -159,6 +174,7 @@ func (s *Session) apply(p *Patch, index, lineNo int, line []byte) bool {
 		p.Duplicates++ // an exact duplicate (events.md §8.3 step 3)
 		return true
 	}
+	prev := s.state
 	s.state = next
 	s.lines = append(s.lines, append([]byte(nil), line...))
 	s.seqs = append(s.seqs, float64(e.LogicalSequence()))
@@ -167,35 +183,52 @@ func (s *Session) apply(p *Patch, index, lineNo int, line []byte) bool {
 	}
 	p.Applied++
 	p.Events = append(p.Events, e)
-	touch(p, e)
+	touch(p, e, prev)
 	return true
 }
 
-// touch records the message and tool keys an event's type rule changes (events.md §8.4).
-func touch(p *Patch, e events.Event) {
-	addKey := func(list *[]string, k string) {
-		for _, x := range *list {
-			if x == k {
-				return
-			}
+// touch records the message and tool keys an event's type rule changes (events.md §8.4);
+// prev is the state before the event.
+func touch(p *Patch, e events.Event, prev events.ReducerState) {
+	if p.where == nil {
+		p.where = map[string]int{}
+	}
+	tool := func(id string) {
+		if _, ok := p.where["t"+id]; !ok {
+			p.where["t"+id] = len(p.Tools)
+			p.Tools = append(p.Tools, id)
 		}
-		*list = append(*list, k)
+	}
+	// replaced: the event resets the message's content; otherwise it appends one part.
+	message := func(id string, replaced bool) {
+		if i, ok := p.where["m"+id]; ok {
+			if replaced {
+				p.Messages[i].From = 0
+			}
+			return
+		}
+		from := 0
+		if !replaced {
+			from = max(prev.MessagePartCount(id), 0)
+		}
+		p.where["m"+id] = len(p.Messages)
+		p.Messages = append(p.Messages, TouchedMessage{ID: id, From: from})
 	}
 	switch pl := e.Payload().(type) {
 	case events.MessageStarted:
-		addKey(&p.Messages, pl.MessageID)
+		message(pl.MessageID, true)
 	case events.MessagePartDelta:
-		addKey(&p.Messages, pl.MessageID)
+		message(pl.MessageID, false)
 	case events.MessageCompleted:
-		addKey(&p.Messages, pl.MessageID)
+		message(pl.MessageID, true)
 	case events.ToolCalled:
-		addKey(&p.Tools, pl.ToolCall.ToolCallID)
+		tool(pl.ToolCall.ToolCallID)
 	case events.ToolProgress:
-		addKey(&p.Tools, pl.ToolCallID)
+		tool(pl.ToolCallID)
 	case events.ToolCompleted:
-		addKey(&p.Tools, pl.Result.ToolCallID)
+		tool(pl.Result.ToolCallID)
 	case events.ToolFailed:
-		addKey(&p.Tools, pl.Error.ToolCallID)
+		tool(pl.Error.ToolCallID)
 	}
 }
 

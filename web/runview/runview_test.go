@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentwire/agentwire/events"
 	"github.com/agentwire/agentwire/events/synth"
+	"github.com/agentwire/agentwire/jsonvalue"
 	"github.com/agentwire/agentwire/web/runview"
 )
 
@@ -51,6 +52,7 @@ func TestApplyAndTimeTravel(t *testing.T) {
 		for _, batch := range []int{1, 3, 50, 150} {
 			t.Run(fmt.Sprintf("%s-batch%d", ending, batch), func(t *testing.T) {
 				s := runview.New(7)
+				mir := mirror{}
 				for i := 0; i < len(lines); i += batch {
 					j := min(i+batch, len(lines))
 					p := s.Apply(bytes.Join(lines[i:j], []byte("\n")))
@@ -60,7 +62,7 @@ func TestApplyAndTimeTravel(t *testing.T) {
 					if !bytes.Equal(marshal(s.State()), reducePrefix(t, lines, j)) {
 						t.Fatalf("state after %d events differs from the Go reducer's", j)
 					}
-					checkPatch(t, p, s.State())
+					checkPatch(t, p, s.State(), mir)
 				}
 				for n := 0; n <= len(lines); n++ {
 					st, err := s.At(float64(n))
@@ -79,9 +81,15 @@ func TestApplyAndTimeTravel(t *testing.T) {
 	}
 }
 
-// checkPatch decodes a patch's JSON and checks every message and tool it carries against the
-// state's own lists.
-func checkPatch(t *testing.T, p *runview.Patch, st events.ReducerState) {
+// mirror is what the page holds of a run's messages, kept up to date from patches alone as
+// the page does: a message sent from part f > 0 extends the f parts it has, one sent from 0
+// replaces it.
+type mirror map[string][]string
+
+// checkPatch decodes a patch's JSON, applies it to the mirror, and checks that the mirror
+// then holds exactly the state's messages, part for part, and that every tool the patch
+// carries matches the state's.
+func checkPatch(t *testing.T, p *runview.Patch, st events.ReducerState, mir mirror) {
 	t.Helper()
 	var got struct {
 		Applied  int
@@ -89,6 +97,7 @@ func checkPatch(t *testing.T, p *runview.Patch, st events.ReducerState) {
 		Messages []struct {
 			Index     int
 			MessageID string
+			From      int
 			Content   []json.RawMessage
 		}
 		Tools []struct {
@@ -102,18 +111,101 @@ func checkPatch(t *testing.T, p *runview.Patch, st events.ReducerState) {
 	}
 	msgs := st.Messages()
 	for _, m := range got.Messages {
-		if m.Index >= len(msgs) || msgs[m.Index].MessageID != m.MessageID || len(msgs[m.Index].Content) != len(m.Content) {
+		if m.Index >= len(msgs) || msgs[m.Index].MessageID != m.MessageID {
 			t.Fatalf("patch message %+v does not match the state", m)
+		}
+		if have, ok := mir[m.MessageID]; m.From > 0 && (!ok || len(have) != m.From) {
+			t.Fatalf("patch message %s from part %d; the page has %d", m.MessageID, m.From, len(have))
+		}
+		parts := mir[m.MessageID][:m.From:m.From]
+		for _, c := range m.Content {
+			parts = append(parts, canon(t, c))
+		}
+		mir[m.MessageID] = parts
+	}
+	if len(mir) != len(msgs) {
+		t.Fatalf("the page has %d messages, the state %d", len(mir), len(msgs))
+	}
+	for _, m := range msgs {
+		if len(mir[m.MessageID]) != len(m.Content) {
+			t.Fatalf("message %s: the page has %d parts, the state %d", m.MessageID, len(mir[m.MessageID]), len(m.Content))
+		}
+		for j, c := range m.Content {
+			if mir[m.MessageID][j] != canon(t, c.Raw) {
+				t.Fatalf("message %s part %d differs", m.MessageID, j)
+			}
 		}
 	}
 	if len(got.Messages) != len(p.Messages) || len(got.Tools) != len(p.Tools) {
 		t.Fatalf("patch lists %d/%d messages, %d/%d tools", len(got.Messages), len(p.Messages), len(got.Tools), len(p.Tools))
+	}
+	for _, tl := range got.Tools {
+		c, ok := st.ToolCall(tl.ToolCallID)
+		if !ok || canon(t, tl.Call) != canon(t, c.Raw) {
+			t.Fatalf("patch tool %s does not match the state", tl.ToolCallID)
+		}
 	}
 	if got.Head["status"] != string(st.Status()) || got.Head["eventCount"] != float64(st.EventCount()) {
 		t.Fatalf("head %v", got.Head)
 	}
 	if len(got.Events) != got.Applied {
 		t.Fatalf("%d timeline entries for %d applied events", len(got.Events), got.Applied)
+	}
+}
+
+// canon is the canonical JSON text of a value (raw JSON text or a decoded value).
+func canon(t *testing.T, v any) string {
+	t.Helper()
+	if raw, ok := v.(json.RawMessage); ok {
+		var x any
+		if err := json.Unmarshal(raw, &x); err != nil {
+			t.Fatal(err)
+		}
+		v = x
+	}
+	b, err := jsonvalue.Canonicalize(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestPatchFrom: a message that only grows by deltas is sent from the part count the page
+// has; one that is started again or completed is sent whole; the mirror follows both.
+func TestPatchFrom(t *testing.T) {
+	ev := func(seq int, typ, payload string) string {
+		return fmt.Sprintf(`{"type":%q%s,"protocolVersion":1,"eventId":"e%d","runId":"r","sessionId":"s","phaseId":"p","logicalSequence":%d,"sequence":%d,"timestamp":"t"}`, typ, payload, seq, seq, seq)
+	}
+	delta := func(seq int, id, text string) string {
+		return ev(seq, "message.part.delta", fmt.Sprintf(`,"messageId":%q,"part":{"type":"text","text":%q}`, id, text))
+	}
+	s := runview.New(0)
+	mir := mirror{}
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		want  string // "id:from" of each message sent
+	}{
+		{"start", []string{ev(1, "run.started", ""), ev(2, "message.started", `,"messageId":"a","role":"assistant"`), delta(3, "a", "x")}, "a:0"},
+		{"deltas", []string{delta(4, "a", "y"), delta(5, "a", "z")}, "a:1"},
+		{"two messages", []string{ev(6, "message.started", `,"messageId":"b","role":"user"`), delta(7, "a", "w"), delta(8, "b", "v")}, "b:0 a:3"},
+		{"restarted", []string{delta(9, "a", "u"), ev(10, "message.started", `,"messageId":"a","role":"assistant"`), delta(11, "a", "t")}, "a:0"},
+		{"completed", []string{delta(12, "b", "s"), ev(13, "message.completed", `,"messageId":"b","role":"user","content":[{"type":"text","text":"done"}]`)}, "b:0"},
+		{"after completed", []string{delta(14, "b", "r")}, "b:1"},
+		{"duplicate only", []string{delta(14, "b", "r")}, ""},
+	} {
+		p := s.Apply([]byte(strings.Join(tc.lines, "\n")))
+		if p.Refusal != nil {
+			t.Fatalf("%s: %+v", tc.name, p.Refusal)
+		}
+		var sent []string
+		for _, m := range p.Messages {
+			sent = append(sent, fmt.Sprintf("%s:%d", m.ID, m.From))
+		}
+		if strings.Join(sent, " ") != tc.want {
+			t.Fatalf("%s: sent %q, want %q", tc.name, strings.Join(sent, " "), tc.want)
+		}
+		checkPatch(t, p, s.State(), mir)
 	}
 }
 

@@ -13,7 +13,8 @@ import (
 //	head:    {"runId","sessionId","status","interrupt","interruptResolution","usage","limit",
 //	          "finishReason","errorCode","cancellationReason","lastSequence",
 //	          "lastLogicalSequence","lastPhaseId","eventCount","messageCount"}
-//	message: {"index":i,"messageId","role","content":[parts]}
+//	message: {"index":i,"messageId","role","from":f,"content":[parts from position f on]}
+//	         (f is 0 in a view; in a patch, the part count the page already has)
 //	tool:    {"toolCallId","call":record,"progress":[parts]|null,"result":record|null,
 //	          "error":record|null}
 //	event:   {"eventId","type","logicalSequence","sequence","phaseId","timestamp"}
@@ -31,7 +32,7 @@ func View(b []byte, st events.ReducerState) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendMessage(b, i, m)
+		b = appendMessage(b, i, 0, m)
 	}
 	b = append(b, `],"tools":[`...)
 	for i, c := range st.ToolCalls() {
@@ -73,16 +74,16 @@ func (p *Patch) AppendJSON(b []byte) []byte {
 	}
 	b = append(b, `],"messages":[`...)
 	n := 0
-	for _, id := range p.Messages {
-		i := p.state.MessageIndex(id)
-		m, ok := p.state.Message(id)
+	for _, t := range p.Messages {
+		i := p.state.MessageIndex(t.ID)
+		m, ok := p.state.MessageFrom(t.ID, t.From)
 		if i < 0 || !ok {
 			continue
 		}
 		if n > 0 {
 			b = append(b, ',')
 		}
-		b = appendMessage(b, i, m)
+		b = appendMessage(b, i, t.From, m)
 		n++
 	}
 	b = append(b, `],"tools":[`...)
@@ -186,13 +187,16 @@ func appendOpt(b []byte, get func() (string, bool)) []byte {
 	return appendOptString(b, s, ok)
 }
 
-func appendMessage(b []byte, i int, m events.StateMessage) []byte {
+// appendMessage appends a message whose Content holds its parts from position from on.
+func appendMessage(b []byte, i, from int, m events.StateMessage) []byte {
 	b = append(b, `{"index":`...)
 	b = strconv.AppendInt(b, int64(i), 10)
 	b = append(b, `,"messageId":`...)
 	b = jsonvalue.AppendQuote(b, m.MessageID)
 	b = append(b, `,"role":`...)
 	b = jsonvalue.AppendQuote(b, string(m.Role))
+	b = append(b, `,"from":`...)
+	b = strconv.AppendInt(b, int64(from), 10)
 	b = append(b, `,"content":`...)
 	b = appendParts(b, m.Content)
 	return append(b, '}')

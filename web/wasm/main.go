@@ -17,8 +17,9 @@
 //	snapshot(id) → §8.1 JSON;  snapshotAt(id, n) → §8.1 JSON | '{"error":"…"}'
 //	info(id) → '{"len":L,"base":B,"last":S}'                  applied events, base and last logicalSequence
 //
-// Every function runs synchronously on the page's thread; a call never panics into JS (a
-// recovered panic becomes an error result).
+// Every function runs synchronously on the thread that loaded the module (the viewer loads it
+// in a dedicated worker, web/assets/reducer_worker.js, so that reducing never holds the page's
+// thread); a call never panics into JS (a recovered panic becomes an Error value returned).
 package main
 
 import (
