@@ -81,8 +81,13 @@ func (t EventType) IsTerminal() bool {
 // and [CloneEvent]; it retains every member of the validated object, unknown payload members
 // included. The zero Event is invalid: [Reduce] refuses it with
 // `Agent event must be a JSON object.`
+//
+// An Event holds the event's encoding (what MarshalJSON writes) and, as views of it, the
+// envelope and the members the reducer needs; the typed [Event.Payload] and [Event.Value] are
+// decoded from the encoding when asked for. An Event is a value: copying it is cheap and
+// shares the immutable encoding.
 type Event struct {
-	obj             *jsonvalue.Object // the validated clone; never modified nor handed out
+	text            string // the encoding of the validated event; "" only for the zero Event
 	eventID         string
 	runID           string
 	sessionID       string
@@ -91,12 +96,25 @@ type Event struct {
 	logicalSequence int64
 	sequence        int64
 	typ             EventType
-	payload         Payload
-	fingerprint     string // sha256:<hex> of the canonical form of obj
+	fingerprint     [32]byte // SHA-256 of the canonical form of the event
+
+	// What the type rule of the reducer reads (events.md §8.4), as views of text:
+	//   key: messageId (message.*), toolCallId (tool.progress, and of the record in
+	//        tool.called/completed/failed), interruptId (interrupt.*), finishReason
+	//        (run.completed), code (run.failed), reason (run.cancelled, when hasKey);
+	//   raw: the encoding of part (message.part.delta), content (message.completed,
+	//        tool.progress), the record (tool.*), interrupt, decisions, usage (usage.updated,
+	//        run.completed when present; "" when absent);
+	//   limit: the encoding of limit (run.*; "" when absent).
+	key    string
+	raw    string
+	limit  string
+	role   Role
+	hasKey bool
 }
 
 // Valid reports whether e was produced by ParseEvent/CloneEvent (false for the zero Event).
-func (e Event) Valid() bool { return e.obj != nil }
+func (e Event) Valid() bool { return e.text != "" }
 
 // EventID is the `eventId` member.
 func (e Event) EventID() string { return e.eventID }
@@ -126,32 +144,48 @@ func (e Event) ProtocolVersion() int { return ProtocolVersion }
 func (e Event) Type() EventType { return e.typ }
 
 // Payload is the typed payload; its concrete type is named after the event type (RunStarted,
-// MessagePartDelta, …).
-func (e Event) Payload() Payload { return e.payload }
+// MessagePartDelta, …), nil for the zero Event. The records, parts and other JSON values in it
+// are decoded from the event on each call (fresh values the caller may keep); types without
+// such members (RunStarted, MessageStarted) cost no decoding.
+func (e Event) Payload() Payload {
+	if e.text == "" {
+		return nil
+	}
+	return e.decodePayload()
+}
 
 // Fingerprint is the event fingerprint of events.md §3.7: `sha256:` and 64 lowercase hex digits
-// over the RFC 8785 form of the whole validated event.
-func (e Event) Fingerprint() string { return e.fingerprint }
+// over the RFC 8785 form of the whole validated event ("" for the zero Event).
+func (e Event) Fingerprint() string {
+	if e.text == "" {
+		return ""
+	}
+	return string(appendFingerprint(make([]byte, 0, fingerprintLen), &e.fingerprint))
+}
 
 // Value returns a deep copy of the validated event object (member order kept).
 func (e Event) Value() *Object {
-	if e.obj == nil {
+	if e.text == "" {
 		return nil
 	}
-	c, _ := jsonvalue.CloneValue(e.obj, "")
-	return c.(*Object)
+	return decodeRaw(e.text).(*Object)
 }
 
 // MarshalJSON encodes the event with every member in document order.
 func (e Event) MarshalJSON() ([]byte, error) {
-	if e.obj == nil {
+	if e.text == "" {
 		return nil, &JSONValidationError{Path: "Agent event", Message: "Agent event must be a JSON object."}
 	}
-	return jsonvalue.AppendEncoded(nil, e.obj), nil
+	return []byte(e.text), nil
 }
 
-// AppendJSON appends the event's encoding to dst.
-func (e Event) AppendJSON(dst []byte) []byte { return jsonvalue.AppendEncoded(dst, e.obj) }
+// AppendJSON appends the event's encoding to dst (`null` for the zero Event).
+func (e Event) AppendJSON(dst []byte) []byte {
+	if e.text == "" {
+		return append(dst, "null"...)
+	}
+	return append(dst, e.text...)
+}
 
 // Payload is the typed payload of one event type. Record and part values inside a payload are
 // the validated clones held by the event (unknown members included): callers must treat them

@@ -26,6 +26,12 @@ var usageNumberKeys = [...]struct{ name, notFinite, negative string }{
 	{"costUsd", ".costUsd must be a finite number.", ".costUsd must be non-negative."},
 }
 
+// limitNumberKeys are the numeric AgentLimitInfo members in checking order (events.md §7.4).
+var limitNumberKeys = [...]struct{ name, notFinite, negative string }{
+	{"limit", ".limit must be a finite number.", ".limit must be non-negative."},
+	{"used", ".used must be a finite number.", ".used must be non-negative."},
+}
+
 // callBase checks the members every tool record starts with: toolCallId, name, input.
 func (c *checker) callBase(v any, p path) (ToolCallRecord, objView, error) {
 	o, ok := c.object(v)
@@ -203,10 +209,7 @@ func (c *checker) limit(v any, p path) (LimitInfo, error) {
 	if !ok {
 		return LimitInfo{}, vErr(p, ".kind must be a string.")
 	}
-	for _, k := range [2]struct{ name, notFinite, negative string }{
-		{"limit", ".limit must be a finite number.", ".limit must be non-negative."},
-		{"used", ".used must be a finite number.", ".used must be non-negative."},
-	} {
+	for _, k := range limitNumberKeys {
 		s := o.get(k.name)
 		if !s.ok {
 			continue

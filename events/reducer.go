@@ -1,6 +1,9 @@
 package events
 
 import (
+	"crypto/sha256"
+	"unsafe"
+
 	"github.com/agentwire/agentwire/jsonvalue"
 )
 
@@ -133,78 +136,38 @@ func (b *builder) tools() *stateTools {
 
 // apply performs the type rule of e (events.md §8.4); cur is the state e is applied to.
 func (b *builder) apply(cur *state, e Event) error {
-	switch p := e.payload.(type) {
-	case RunStarted, *RunStarted:
+	switch e.typ {
+	case EventRunStarted:
 		if cur.status != StatusIdle && cur.status != StatusWaiting {
 			return refuse(msgRunStart)
 		}
 		b.st.status = StatusRunning
-
-	case MessageStarted:
-		b.upsertMessage(p.MessageID, p.Role, vec[*Object]{})
-	case *MessageStarted:
-		b.upsertMessage(p.MessageID, p.Role, vec[*Object]{})
-
-	case MessagePartDelta:
-		return b.appendPart(p.MessageID, p.Part)
-	case *MessagePartDelta:
-		return b.appendPart(p.MessageID, p.Part)
-
-	case MessageCompleted:
-		b.upsertMessage(p.MessageID, p.Role, contentVec(p.RawContent, p.Content))
-	case *MessageCompleted:
-		b.upsertMessage(p.MessageID, p.Role, contentVec(p.RawContent, p.Content))
-
-	case ToolCalled:
-		return b.addToolCall(p.ToolCall)
-	case *ToolCalled:
-		return b.addToolCall(p.ToolCall)
-
-	case ToolProgress:
-		return b.upsertProgress(p.ToolCallID, p.RawContent, p.Content)
-	case *ToolProgress:
-		return b.upsertProgress(p.ToolCallID, p.RawContent, p.Content)
-
-	case ToolCompleted:
-		return b.upsertOutcome(false, p.Result.ToolCallID, p.Result.Raw)
-	case *ToolCompleted:
-		return b.upsertOutcome(false, p.Result.ToolCallID, p.Result.Raw)
-
-	case ToolFailed:
-		return b.upsertOutcome(true, p.Error.ToolCallID, p.Error.Raw)
-	case *ToolFailed:
-		return b.upsertOutcome(true, p.Error.ToolCallID, p.Error.Raw)
-
-	case InterruptRequired:
-		return b.requireInterrupt(p.Interrupt)
-	case *InterruptRequired:
-		return b.requireInterrupt(p.Interrupt)
-
-	case InterruptResolved:
-		return b.resolveInterrupt(p.InterruptID, p.Decisions)
-	case *InterruptResolved:
-		return b.resolveInterrupt(p.InterruptID, p.Decisions)
-
-	case UsageUpdated:
-		b.meta().usage = p.Usage.Raw
-	case *UsageUpdated:
-		b.meta().usage = p.Usage.Raw
-
-	case RunCompleted:
-		b.complete(p.FinishReason, p.Usage, p.Limit)
-	case *RunCompleted:
-		b.complete(p.FinishReason, p.Usage, p.Limit)
-
-	case RunFailed:
-		b.fail(p.Code, p.Limit)
-	case *RunFailed:
-		b.fail(p.Code, p.Limit)
-
-	case RunCancelled:
-		b.cancel(p.Reason, p.Limit)
-	case *RunCancelled:
-		b.cancel(p.Reason, p.Limit)
-
+	case EventMessageStarted:
+		b.upsertMessage(e.key, e.role, vec[string]{})
+	case EventMessagePartDelta:
+		return b.appendPart(e.key, e.raw)
+	case EventMessageCompleted:
+		b.upsertMessage(e.key, e.role, contentVec(e.raw))
+	case EventToolCalled:
+		return b.addToolCall(e.key, e.raw)
+	case EventToolProgress:
+		return b.upsertProgress(e.key, e.raw)
+	case EventToolCompleted:
+		return b.upsertOutcome(false, e.key, e.raw)
+	case EventToolFailed:
+		return b.upsertOutcome(true, e.key, e.raw)
+	case EventInterruptRequired:
+		return b.requireInterrupt(e.key, e.raw)
+	case EventInterruptResolved:
+		return b.resolveInterrupt(e.key, e.raw)
+	case EventUsageUpdated:
+		b.meta().usage = e.raw
+	case EventRunCompleted:
+		b.complete(e.key, e.raw, e.limit)
+	case EventRunFailed:
+		b.fail(e.key, e.limit)
+	case EventRunCancelled:
+		b.cancel(e.key, e.hasKey, e.limit)
 	default:
 		// Unreachable for an Event built by ParseEvent/CloneEvent.
 		return &JSONValidationError{Path: "Agent event", Message: msgEventNotObject}
@@ -212,23 +175,44 @@ func (b *builder) apply(cur *state, e Event) error {
 	return nil
 }
 
-// contentVec builds a message's content list from a validated content array.
-func contentVec(raw []any, parts []ContentPart) vec[*Object] {
-	var v vec[*Object]
-	if raw != nil {
-		for _, x := range raw {
-			v = v.Append(x.(*Object))
-		}
-		return v
-	}
-	for _, p := range parts {
-		v = v.Append(p.Raw)
-	}
+// contentVec builds a message's content list from the encoding of a validated content array.
+func contentVec(arr string) vec[string] {
+	var v vec[string]
+	eachElement(arr, func(p string) { v = v.Append(p) })
 	return v
 }
 
+// eachElement calls fn with the encoding of each element of arr, the encoding of an array
+// (compact, valid by construction: no white space, strings closed, brackets balanced).
+func eachElement(arr string, fn func(string)) {
+	depth, start := 0, 1
+	for i := 1; i < len(arr)-1; i++ {
+		switch arr[i] {
+		case '"':
+			// Skip the string: its end is the next quote not escaped by a backslash.
+			for i++; arr[i] != '"'; i++ {
+				if arr[i] == '\\' {
+					i++
+				}
+			}
+		case '[', '{':
+			depth++
+		case ']', '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				fn(arr[start:i])
+				start = i + 1
+			}
+		}
+	}
+	if len(arr) > 2 {
+		fn(arr[start : len(arr)-1])
+	}
+}
+
 // upsertMessage replaces the entry of id in place (content and role) or appends a new one.
-func (b *builder) upsertMessage(id string, role Role, content vec[*Object]) {
+func (b *builder) upsertMessage(id string, role Role, content vec[string]) {
 	st := b.st
 	m := stateMessage{id: id, role: role, content: content}
 	h := keyHash(id)
@@ -246,7 +230,7 @@ func (b *builder) upsertMessage(id string, role Role, content vec[*Object]) {
 
 // appendPart appends a delta's part to its message (started or completed); adjacent text is
 // not merged. The message becomes the hot one, so a run of deltas on it costs O(1) each.
-func (b *builder) appendPart(id string, part ContentPart) error {
+func (b *builder) appendPart(id string, part string) error {
 	st := b.st
 	i := st.findMessage(id)
 	if i < 0 {
@@ -260,25 +244,35 @@ func (b *builder) appendPart(id string, part ContentPart) error {
 		st.hot = *st.messages.Get(i)
 		st.hotIdx = i
 	}
-	st.hot.content = st.hot.content.Append(part.Raw)
+	st.hot.content = st.hot.content.Append(part)
 	return nil
 }
 
 // addToolCall appends a new call; a known toolCallId must carry the same record (canonical
-// comparison through the stored fingerprint) and then changes nothing.
-func (b *builder) addToolCall(rec ToolCallRecord) error {
-	fp := jsonvalue.FingerprintOf(rec.Raw)
+// comparison through the stored digest) and then changes nothing.
+func (b *builder) addToolCall(id, raw string) error {
+	fp := canonicalSum(raw)
 	calls := b.st.tools.calls
-	h := keyHash(rec.ToolCallID)
-	if i := find(b.st.index, kindToolCall, rec.ToolCallID, h, calls, recordKey); i >= 0 {
+	h := keyHash(id)
+	if i := find(b.st.index, kindToolCall, id, h, calls, recordKey); i >= 0 {
 		if calls.Get(i).fp != fp {
 			return refuse(msgToolCallReused)
 		}
 		return nil
 	}
 	b.st.index.record(kindToolCall, h, calls.Len())
-	b.tools().calls = calls.Append(&keyedRecord{id: rec.ToolCallID, raw: rec.Raw, fp: fp})
+	b.tools().calls = calls.Append(&keyedRecord{id: id, raw: raw, fp: fp})
 	return nil
+}
+
+// canonicalSum is the SHA-256 of the canonical form of a held encoding.
+func canonicalSum(raw string) [32]byte {
+	var buf [512]byte
+	c, err := jsonvalue.CanonicalText(buf[:0], unsafe.Slice(unsafe.StringData(raw), len(raw)))
+	if err != nil {
+		panic("events: held encoding does not parse: " + err.Error()) // unreachable
+	}
+	return sha256.Sum256(c)
 }
 
 func (b *builder) knownCall(id string) bool {
@@ -286,17 +280,11 @@ func (b *builder) knownCall(id string) bool {
 }
 
 // upsertProgress stores the latest progress content of a known call.
-func (b *builder) upsertProgress(id string, raw []any, parts []ContentPart) error {
+func (b *builder) upsertProgress(id string, content string) error {
 	if !b.knownCall(id) {
 		return refuse(msgProgressNoCall)
 	}
-	if raw == nil {
-		raw = make([]any, len(parts))
-		for i, p := range parts {
-			raw[i] = p.Raw
-		}
-	}
-	p := &stateProgress{id: id, content: raw}
+	p := &stateProgress{id: id, content: content}
 	list := b.st.tools.progress
 	h := keyHash(id)
 	if i := find(b.st.index, kindProgress, id, h, list, progressKey); i >= 0 {
@@ -310,7 +298,7 @@ func (b *builder) upsertProgress(id string, raw []any, parts []ContentPart) erro
 
 // upsertOutcome stores a result (toolResults) or error (toolErrors) record of a known call by
 // toolCallId.
-func (b *builder) upsertOutcome(isError bool, id string, raw *Object) error {
+func (b *builder) upsertOutcome(isError bool, id string, raw string) error {
 	kind, list, msgNoCall := kindResult, b.st.tools.results, msgResultNoCall
 	if isError {
 		kind, list, msgNoCall = kindError, b.st.tools.errors, msgErrorNoCall
@@ -334,62 +322,61 @@ func (b *builder) upsertOutcome(isError bool, id string, raw *Object) error {
 	return nil
 }
 
-func (b *builder) requireInterrupt(in Interrupt) error {
-	if b.st.meta.interrupt != nil {
+func (b *builder) requireInterrupt(id, raw string) error {
+	if b.st.meta.interrupt != "" {
 		return refuse(msgInterruptPending)
 	}
 	m := b.meta()
-	m.interrupt = in.Raw
-	m.interruptID = in.InterruptID
+	m.interrupt = raw
+	m.interruptID = id
 	m.resolution = nil
 	b.st.status = StatusWaiting
 	return nil
 }
 
-func (b *builder) resolveInterrupt(id string, decisions []any) error {
-	if b.st.meta.interrupt == nil || b.st.meta.interruptID != id {
+func (b *builder) resolveInterrupt(id, decisions string) error {
+	if b.st.meta.interrupt == "" || b.st.meta.interruptID != id {
 		return refuse(msgInterruptMismatch)
 	}
 	m := b.meta()
-	m.interrupt = nil
+	m.interrupt = ""
 	m.interruptID = ""
-	if decisions == nil {
-		decisions = []any{}
-	}
 	m.resolution = &resolution{interruptID: id, decisions: decisions}
 	b.st.status = StatusRunning
 	return nil
 }
 
-func (b *builder) complete(finishReason string, usage *Usage, limit *LimitInfo) {
+// complete, fail and cancel apply the terminal events; usage and limit are encodings, ""
+// when the event has none (then the state's value stays).
+func (b *builder) complete(finishReason, usage, limit string) {
 	b.st.status = StatusCompleted
 	m := b.meta()
 	m.finishReason = someString(finishReason)
-	if usage != nil {
-		m.usage = usage.Raw
+	if usage != "" {
+		m.usage = usage
 	}
-	if limit != nil {
-		m.limit = limit.Raw
+	if limit != "" {
+		m.limit = limit
 	}
 }
 
-func (b *builder) fail(code string, limit *LimitInfo) {
+func (b *builder) fail(code, limit string) {
 	b.st.status = StatusFailed
 	m := b.meta()
 	m.errorCode = someString(code)
-	if limit != nil {
-		m.limit = limit.Raw
+	if limit != "" {
+		m.limit = limit
 	}
 }
 
-func (b *builder) cancel(reason *string, limit *LimitInfo) {
+func (b *builder) cancel(reason string, hasReason bool, limit string) {
 	b.st.status = StatusCancelled
 	m := b.meta()
 	m.cancellationReason = optString{}
-	if reason != nil {
-		m.cancellationReason = someString(*reason)
+	if hasReason {
+		m.cancellationReason = someString(reason)
 	}
-	if limit != nil {
-		m.limit = limit.Raw
+	if limit != "" {
+		m.limit = limit
 	}
 }

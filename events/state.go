@@ -55,40 +55,43 @@ type optString struct {
 
 func someString(s string) optString { return optString{s: s, ok: true} }
 
-// stateMessage is one entry of `messages`: {messageId, role, content}.
+// stateMessage is one entry of `messages`: {messageId, role, content}. Each content part is
+// held as its encoding (a view of the event that carried it).
 type stateMessage struct {
 	id      string
 	role    Role
-	content vec[*Object]
+	content vec[string]
 }
 
-// keyedRecord is a stored tool call, result or error: the validated record (unknown members
-// included) under its toolCallId. Tool calls also keep the record's fingerprint so that the
-// `tool.called` reuse comparison costs O(record size) (§8.5).
+// keyedRecord is a stored tool call, result or error: the encoding of the validated record
+// (unknown members included) under its toolCallId. Tool calls also keep the SHA-256 of the
+// record's canonical form so that the `tool.called` reuse comparison costs O(record size)
+// (§8.5).
 type keyedRecord struct {
 	id  string
-	raw *Object
-	fp  string
+	raw string
+	fp  [32]byte
 }
 
-// stateProgress is one entry of `toolProgress`: {toolCallId, content}; content is the validated
-// array of the latest tool.progress event (immutable, shared with the event).
+// stateProgress is one entry of `toolProgress`: {toolCallId, content}; content is the encoding
+// of the validated array of the latest tool.progress event.
 type stateProgress struct {
 	id      string
-	content []any
+	content string
 }
 
-// eventEntry is one applied event: its ID (the `eventIds` entry) and fingerprint (the
-// `eventFingerprints` value).
+// eventEntry is one applied event: its ID (the `eventIds` entry) and the SHA-256 its
+// fingerprint (the `eventFingerprints` value) spells in hex.
 type eventEntry struct {
 	id string
-	fp string
+	fp [32]byte
 }
 
-// resolution is `interruptResolution`: {interruptId, decisions}.
+// resolution is `interruptResolution`: {interruptId, decisions}, decisions as the encoding of
+// the array.
 type resolution struct {
 	interruptID string
-	decisions   []any
+	decisions   string
 }
 
 // state holds one snapshot. Every field is immutable once the state is published; the vectors
@@ -119,11 +122,12 @@ type stateMeta struct {
 	runID, sessionID   optString
 	lastPhaseID        optString
 
-	interrupt   *Object // nil when null
-	interruptID string  // the pending interrupt's interruptId
+	// interrupt, usage and limit are the encodings of the values; "" stands for null.
+	interrupt   string
+	interruptID string // the pending interrupt's interruptId
 	resolution  *resolution
-	usage       *Object
-	limit       *Object
+	usage       string
+	limit       string
 
 	finishReason, errorCode, cancellationReason optString
 }
@@ -235,7 +239,8 @@ func (s ReducerState) EventIDs() []string {
 func (s ReducerState) Fingerprint(eventID string) (string, bool) {
 	st := s.get()
 	if i := find(st.index, kindEvent, eventID, keyHash(eventID), st.events, eventKey); i >= 0 {
-		return st.events.Get(i).fp, true
+		fp := st.events.Get(i).fp
+		return string(appendFingerprint(make([]byte, 0, fingerprintLen), &fp)), true
 	}
 	return "", false
 }
@@ -270,17 +275,12 @@ func (s ReducerState) Message(messageID string) (StateMessage, bool) {
 
 func (m *stateMessage) snapshot() StateMessage {
 	parts := make([]ContentPart, 0, m.content.Len())
-	m.content.All(func(_ int, p *Object) bool { parts = append(parts, partCopy(p)); return true })
+	m.content.All(func(_ int, p string) bool { parts = append(parts, partCopy(p)); return true })
 	return StateMessage{MessageID: m.id, Role: m.role, Content: parts}
 }
 
-func cloneObject(o *Object) *Object {
-	if o == nil {
-		return nil
-	}
-	c, _ := jsonvalue.CloneValue(o, "")
-	return c.(*Object)
-}
+// decodeObject decodes the encoding of an object held by the state into a fresh *Object.
+func decodeObject(raw string) *Object { return decodeRaw(raw).(*Object) }
 
 func stringMember(o *Object, name string) string {
 	v, _ := o.Get(name)
@@ -288,14 +288,17 @@ func stringMember(o *Object, name string) string {
 	return s
 }
 
-func partCopy(p *Object) ContentPart {
-	return ContentPart{Type: stringMember(p, "type"), Raw: cloneObject(p)}
+func partCopy(raw string) ContentPart {
+	p := decodeObject(raw)
+	return ContentPart{Type: stringMember(p, "type"), Raw: p}
 }
 
-func partsCopy(arr []any) []ContentPart {
-	out := make([]ContentPart, len(arr))
-	for i, v := range arr {
-		out[i] = partCopy(v.(*Object))
+func partsCopy(arr string) []ContentPart {
+	elems := decodeRaw(arr).([]any)
+	out := make([]ContentPart, len(elems))
+	for i, v := range elems {
+		p := v.(*Object)
+		out[i] = ContentPart{Type: stringMember(p, "type"), Raw: p}
 	}
 	return out
 }
@@ -308,8 +311,8 @@ func (s ReducerState) ToolCalls() []ToolCallRecord {
 	return out
 }
 
-func toolCallCopy(raw *Object) ToolCallRecord {
-	c := cloneObject(raw)
+func toolCallCopy(raw string) ToolCallRecord {
+	c := decodeObject(raw)
 	in, _ := c.Get("input")
 	obj, _ := in.(*Object)
 	return ToolCallRecord{ToolCallID: stringMember(c, "toolCallId"), Name: stringMember(c, "name"), Input: obj, Raw: c}
@@ -337,16 +340,7 @@ func (s ReducerState) ToolResults() []ToolResultRecord {
 	v := s.get().tools.results
 	out := make([]ToolResultRecord, 0, v.Len())
 	v.All(func(_ int, r *keyedRecord) bool {
-		c := cloneObject(r.raw)
-		in, _ := c.Get("input")
-		obj, _ := in.(*Object)
-		output, _ := c.Get("output")
-		rec := ToolResultRecord{ToolCallID: r.id, Name: stringMember(c, "name"), Input: obj, Output: output, Raw: c}
-		if b, ok := c.Get("isError"); ok {
-			bb := b.(bool)
-			rec.IsError = &bb
-		}
-		out = append(out, rec)
+		out = append(out, toolResultCopy(r))
 		return true
 	})
 	return out
@@ -357,27 +351,44 @@ func (s ReducerState) ToolErrors() []ToolErrorRecord {
 	v := s.get().tools.errors
 	out := make([]ToolErrorRecord, 0, v.Len())
 	v.All(func(_ int, r *keyedRecord) bool {
-		c := cloneObject(r.raw)
-		in, _ := c.Get("input")
-		obj, _ := in.(*Object)
-		rec := ToolErrorRecord{ToolCallID: r.id, Name: stringMember(c, "name"), Input: obj, Error: stringMember(c, "error"), Raw: c}
-		if code, ok := c.Get("code"); ok {
-			cs := code.(string)
-			rec.Code = &cs
-		}
-		out = append(out, rec)
+		out = append(out, toolErrorCopy(r))
 		return true
 	})
 	return out
 }
 
+func toolResultCopy(r *keyedRecord) ToolResultRecord {
+	c := decodeObject(r.raw)
+	in, _ := c.Get("input")
+	obj, _ := in.(*Object)
+	output, _ := c.Get("output")
+	rec := ToolResultRecord{ToolCallID: r.id, Name: stringMember(c, "name"), Input: obj, Output: output, Raw: c}
+	if b, ok := c.Get("isError"); ok {
+		bb := b.(bool)
+		rec.IsError = &bb
+	}
+	return rec
+}
+
+func toolErrorCopy(r *keyedRecord) ToolErrorRecord {
+	c := decodeObject(r.raw)
+	in, _ := c.Get("input")
+	obj, _ := in.(*Object)
+	rec := ToolErrorRecord{ToolCallID: r.id, Name: stringMember(c, "name"), Input: obj, Error: stringMember(c, "error"), Raw: c}
+	if code, ok := c.Get("code"); ok {
+		cs := code.(string)
+		rec.Code = &cs
+	}
+	return rec
+}
+
 // Interrupt returns a copy of the pending `interrupt`, if any.
 func (s ReducerState) Interrupt() (Interrupt, bool) {
 	m := s.get().meta
-	if m.interrupt == nil {
+	if m.interrupt == "" {
 		return Interrupt{}, false
 	}
-	c := cloneObject(m.interrupt)
+	c := decodeObject(m.interrupt)
 	return Interrupt{Kind: stringMember(c, "kind"), InterruptID: stringMember(c, "interruptId"), Prompt: stringMember(c, "prompt"), Raw: c}, true
 }
 
@@ -393,26 +404,25 @@ func (s ReducerState) InterruptResolution() (InterruptResolution, bool) {
 	if m.resolution == nil {
 		return InterruptResolution{}, false
 	}
-	d, _ := jsonvalue.CloneValue(m.resolution.decisions, "")
-	return InterruptResolution{InterruptID: m.resolution.interruptID, Decisions: d.([]any)}, true
+	return InterruptResolution{InterruptID: m.resolution.interruptID, Decisions: decodeRaw(m.resolution.decisions).([]any)}, true
 }
 
 // Usage returns a copy of `usage`, if not null.
 func (s ReducerState) Usage() (Usage, bool) {
 	m := s.get().meta
-	if m.usage == nil {
+	if m.usage == "" {
 		return Usage{}, false
 	}
-	return Usage{Raw: cloneObject(m.usage)}, true
+	return Usage{Raw: decodeObject(m.usage)}, true
 }
 
 // Limit returns a copy of `limit`, if not null.
 func (s ReducerState) Limit() (LimitInfo, bool) {
 	m := s.get().meta
-	if m.limit == nil {
+	if m.limit == "" {
 		return LimitInfo{}, false
 	}
-	c := cloneObject(m.limit)
+	c := decodeObject(m.limit)
 	return LimitInfo{Kind: stringMember(c, "kind"), Raw: c}, true
 }
 
@@ -438,7 +448,7 @@ func (s ReducerState) AppendJSON(dst []byte) []byte {
 	b = append(b, `,"sessionId":`...)
 	b = appendOpt(b, meta.sessionID)
 	b = append(b, `,"status":`...)
-	b = jsonvalue.AppendEncoded(b, string(st.status))
+	b = jsonvalue.AppendQuote(b, string(st.status))
 
 	b = append(b, `,"messages":[`...)
 	st.eachMessage(func(i int, m *stateMessage) {
@@ -446,15 +456,15 @@ func (s ReducerState) AppendJSON(dst []byte) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"messageId":`...)
-		b = jsonvalue.AppendEncoded(b, m.id)
+		b = jsonvalue.AppendQuote(b, m.id)
 		b = append(b, `,"role":`...)
-		b = jsonvalue.AppendEncoded(b, string(m.role))
+		b = jsonvalue.AppendQuote(b, string(m.role))
 		b = append(b, `,"content":[`...)
-		m.content.All(func(j int, p *Object) bool {
+		m.content.All(func(j int, p string) bool {
 			if j > 0 {
 				b = append(b, ',')
 			}
-			b = jsonvalue.AppendEncoded(b, p)
+			b = append(b, p...)
 			return true
 		})
 		b = append(b, "]}"...)
@@ -467,9 +477,9 @@ func (s ReducerState) AppendJSON(dst []byte) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"toolCallId":`...)
-		b = jsonvalue.AppendEncoded(b, p.id)
+		b = jsonvalue.AppendQuote(b, p.id)
 		b = append(b, `,"content":`...)
-		b = jsonvalue.AppendEncoded(b, p.content)
+		b = append(b, p.content...)
 		b = append(b, '}')
 		return true
 	})
@@ -478,21 +488,21 @@ func (s ReducerState) AppendJSON(dst []byte) []byte {
 	b = append(b, `,"toolErrors":`...)
 	b = appendRecords(b, st.tools.errors)
 	b = append(b, `,"interrupt":`...)
-	b = jsonvalue.AppendEncoded(b, meta.interrupt)
+	b = appendRaw(b, meta.interrupt)
 	b = append(b, `,"interruptResolution":`...)
 	if meta.resolution == nil {
 		b = append(b, "null"...)
 	} else {
 		b = append(b, `{"interruptId":`...)
-		b = jsonvalue.AppendEncoded(b, meta.resolution.interruptID)
+		b = jsonvalue.AppendQuote(b, meta.resolution.interruptID)
 		b = append(b, `,"decisions":`...)
-		b = jsonvalue.AppendEncoded(b, meta.resolution.decisions)
+		b = append(b, meta.resolution.decisions...)
 		b = append(b, '}')
 	}
 	b = append(b, `,"usage":`...)
-	b = jsonvalue.AppendEncoded(b, meta.usage)
+	b = appendRaw(b, meta.usage)
 	b = append(b, `,"limit":`...)
-	b = jsonvalue.AppendEncoded(b, meta.limit)
+	b = appendRaw(b, meta.limit)
 	b = append(b, `,"finishReason":`...)
 	b = appendOpt(b, meta.finishReason)
 	b = append(b, `,"errorCode":`...)
@@ -510,7 +520,7 @@ func (s ReducerState) AppendJSON(dst []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = jsonvalue.AppendEncoded(b, e.id)
+		b = jsonvalue.AppendQuote(b, e.id)
 		return true
 	})
 	b = append(b, `],"eventFingerprints":{`...)
@@ -518,11 +528,9 @@ func (s ReducerState) AppendJSON(dst []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = jsonvalue.AppendEncoded(b, e.id)
-		// Fingerprints are `sha256:` + hex (checked by ParseEvent and DecodeReducerState):
-		// nothing to escape.
+		b = jsonvalue.AppendQuote(b, e.id)
 		b = append(b, ':', '"')
-		b = append(b, e.fp...)
+		b = appendFingerprint(b, &e.fp)
 		b = append(b, '"')
 		return true
 	})
@@ -533,7 +541,15 @@ func appendOpt(b []byte, o optString) []byte {
 	if !o.ok {
 		return append(b, "null"...)
 	}
-	return jsonvalue.AppendEncoded(b, o.s)
+	return jsonvalue.AppendQuote(b, o.s)
+}
+
+// appendRaw appends a held encoding, "" as null.
+func appendRaw(b []byte, raw string) []byte {
+	if raw == "" {
+		return append(b, "null"...)
+	}
+	return append(b, raw...)
 }
 
 func appendRecords(b []byte, v vec[*keyedRecord]) []byte {
@@ -542,7 +558,7 @@ func appendRecords(b []byte, v vec[*keyedRecord]) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = jsonvalue.AppendEncoded(b, r.raw)
+		b = append(b, r.raw...)
 		return true
 	})
 	return append(b, ']')

@@ -65,16 +65,7 @@ func (s ReducerState) ToolResult(toolCallID string) (ToolResultRecord, bool) {
 	if i < 0 {
 		return ToolResultRecord{}, false
 	}
-	c := cloneObject(st.tools.results.Get(i).raw)
-	in, _ := c.Get("input")
-	obj, _ := in.(*Object)
-	output, _ := c.Get("output")
-	rec := ToolResultRecord{ToolCallID: toolCallID, Name: stringMember(c, "name"), Input: obj, Output: output, Raw: c}
-	if b, ok := c.Get("isError"); ok {
-		bb := b.(bool)
-		rec.IsError = &bb
-	}
-	return rec, true
+	return toolResultCopy(st.tools.results.Get(i)), true
 }
 
 // ToolError returns a copy of the `toolErrors` record of toolCallID, if present.
@@ -84,13 +75,5 @@ func (s ReducerState) ToolError(toolCallID string) (ToolErrorRecord, bool) {
 	if i < 0 {
 		return ToolErrorRecord{}, false
 	}
-	c := cloneObject(st.tools.errors.Get(i).raw)
-	in, _ := c.Get("input")
-	obj, _ := in.(*Object)
-	rec := ToolErrorRecord{ToolCallID: toolCallID, Name: stringMember(c, "name"), Input: obj, Error: stringMember(c, "error"), Raw: c}
-	if code, ok := c.Get("code"); ok {
-		cs := code.(string)
-		rec.Code = &cs
-	}
-	return rec, true
+	return toolErrorCopy(st.tools.errors.Get(i)), true
 }

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"crypto/sha256"
 	"math"
 
 	"github.com/agentwire/agentwire/jsonvalue"
@@ -126,7 +127,7 @@ func decodeState(o *Object) (*state, error) {
 				if err != nil {
 					return nil, err
 				}
-				meta.interrupt, meta.interruptID = in.Raw, in.InterruptID
+				meta.interrupt, meta.interruptID = encodeRaw(in.Raw), in.InterruptID
 			}
 		case "interruptResolution":
 			if v != nil {
@@ -143,7 +144,7 @@ func decodeState(o *Object) (*state, error) {
 				if err := checkHeldDepth(decisions, stateLabel+"."+name+".decisions", decisionsInState, decisionsShift); err != nil {
 					return nil, err
 				}
-				meta.resolution = &resolution{interruptID: id, decisions: decisions}
+				meta.resolution = &resolution{interruptID: id, decisions: encodeRaw(decisions)}
 			}
 		case "usage":
 			if v != nil {
@@ -154,7 +155,7 @@ func decodeState(o *Object) (*state, error) {
 				if err != nil {
 					return nil, err
 				}
-				meta.usage = u.Raw
+				meta.usage = encodeRaw(u.Raw)
 			}
 		case "limit":
 			if v != nil {
@@ -165,7 +166,7 @@ func decodeState(o *Object) (*state, error) {
 				if err != nil {
 					return nil, err
 				}
-				meta.limit = l.Raw
+				meta.limit = encodeRaw(l.Raw)
 			}
 		case "finishReason":
 			meta.finishReason, err = decodeOptString(v, name)
@@ -207,6 +208,10 @@ func decodeState(o *Object) (*state, error) {
 	st.index = buildIndex(st)
 	return st, nil
 }
+
+// encodeRaw is the encoding the state holds for a decoded value (what the event that carried
+// it held: AppendEncoded is a fixed point on encoded text).
+func encodeRaw(v any) string { return string(jsonvalue.AppendEncoded(nil, v)) }
 
 // positiveZero folds -0 into 0 (they are equal JSON numbers, §3.1).
 func positiveZero(f float64) float64 {
@@ -294,7 +299,11 @@ func decodeMessages(v any) (vec[*stateMessage], error) {
 		if err != nil {
 			return out, err
 		}
-		out = out.Append(&stateMessage{id: id, role: Role(role), content: contentVec(parts, nil)})
+		var content vec[string]
+		for _, p := range parts {
+			content = content.Append(encodeRaw(p))
+		}
+		out = out.Append(&stateMessage{id: id, role: Role(role), content: content})
 	}
 	return out, nil
 }
@@ -329,9 +338,9 @@ func decodeRecords(v any, name string, check func(any, string) (string, error), 
 			return out, invalidMember(name)
 		}
 		seen[id] = struct{}{}
-		r := &keyedRecord{id: id, raw: x.(*Object)}
+		r := &keyedRecord{id: id, raw: encodeRaw(x)}
 		if withFingerprint {
-			r.fp = jsonvalue.FingerprintOf(r.raw)
+			r.fp = sha256.Sum256(jsonvalue.AppendCanonical(nil, x))
 		}
 		out = out.Append(r)
 	}
@@ -369,7 +378,7 @@ func decodeProgress(v any) (vec[*stateProgress], error) {
 		if err != nil {
 			return out, err
 		}
-		out = out.Append(&stateProgress{id: id, content: parts})
+		out = out.Append(&stateProgress{id: id, content: encodeRaw(parts)})
 	}
 	return out, nil
 }
@@ -434,7 +443,7 @@ func decodeFingerprints(v any, ids []string) (vec[eventEntry], error) {
 	}
 	for _, id := range ids {
 		x, _ := o.Get(id)
-		out = out.Append(eventEntry{id: id, fp: x.(string)})
+		out = out.Append(eventEntry{id: id, fp: parseFingerprint(x.(string))})
 	}
 	return out, nil
 }

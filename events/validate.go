@@ -17,20 +17,11 @@ const (
 // ParseEvent parses strict JSON text (events.md §3.4, label `Agent event`) and validates it as an
 // event (§4, §5): ParseJSON followed by [CloneEvent], so text faults precede all other faults.
 //
-// It is the hot path of reducing long runs: the parsed value is fresh, so it is validated and kept
-// in place (no second clone), the members are classified in one pass and error paths are only
-// rendered when a fault is reported.
-func ParseEvent(data []byte) (Event, error) {
-	v, err := jsonvalue.Parse(data, eventLabel)
-	if err != nil {
-		return Event{}, err
-	}
-	o, ok := v.(*Object)
-	if !ok {
-		return Event{}, notJSONObject(eventLabel)
-	}
-	return newEvent(o)
-}
+// It is the hot path of ingesting and reducing long runs and reads the text once: a
+// jsonvalue.Doc checks it as ParseJSON does while writing its encoding and a flat node table,
+// the envelope and payload rules run on that table, and the fingerprint is computed from the
+// same table (eventdoc.go). A valid event costs one allocation, the copy of its encoding.
+func ParseEvent(data []byte) (Event, error) { return parseEventText(data) }
 
 // CloneEvent validates a Go value as an event, in exactly the order of events.md §4.2: the whole
 // value by CloneJSONObject(v, "Agent event") (strict-JSON faults, `Agent event must be a JSON
@@ -42,7 +33,10 @@ func CloneEvent(v any) (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
-	return newEvent(o)
+	if err := validateEvent(o); err != nil {
+		return Event{}, err
+	}
+	return eventFromObject(o)
 }
 
 // ValidateEventInput checks the payload of an event under construction (events.md §5.2): v must
@@ -179,53 +173,53 @@ func (f *fields) setPayload(name string, s slot) {
 	}
 }
 
-// newEvent validates the envelope (events.md §4.2 rows 1–8) and the payload of a value-model
-// object and builds the Event around it.
-func newEvent(o *Object) (Event, error) {
+// validateEvent validates the envelope (events.md §4.2 rows 1–8) and the payload of a
+// value-model object with the value-model checker: CloneEvent's verdict, and the oracle the
+// one-pass path of ParseEvent is tested against.
+func validateEvent(o *Object) error {
 	var f fields
 	f.fill(objView{o: o})
 	if pv, ok := f.protocolVersion.v.(float64); !ok || pv != ProtocolVersion {
-		return Event{}, &ValidationError{Message: "Unsupported Agent event protocol version: " + displayVersion(f.protocolVersion) + "."}
+		return &ValidationError{Message: "Unsupported Agent event protocol version: " + displayVersion(f.protocolVersion) + "."}
 	}
-	e := Event{obj: o}
-	var ok bool
-	if e.eventID, ok = f.eventID.v.(string); !ok {
-		return Event{}, &ValidationError{Message: "Agent event.eventId must be a string."}
+	for _, m := range [...]struct {
+		s   slot
+		msg string
+	}{
+		{f.eventID, "Agent event.eventId must be a string."},
+		{f.runID, "Agent event.runId must be a string."},
+		{f.sessionID, "Agent event.sessionId must be a string."},
+		{f.phaseID, "Agent event.phaseId must be a string."},
+		{f.timestamp, "Agent event.timestamp must be a string."},
+	} {
+		if _, ok := m.s.v.(string); !ok {
+			return &ValidationError{Message: m.msg}
+		}
 	}
-	if e.runID, ok = f.runID.v.(string); !ok {
-		return Event{}, &ValidationError{Message: "Agent event.runId must be a string."}
+	if _, ok := safeInteger(f.logicalSequence.v); !ok {
+		return &ValidationError{Message: "Agent event.logicalSequence must be a non-negative safe integer."}
 	}
-	if e.sessionID, ok = f.sessionID.v.(string); !ok {
-		return Event{}, &ValidationError{Message: "Agent event.sessionId must be a string."}
-	}
-	if e.phaseID, ok = f.phaseID.v.(string); !ok {
-		return Event{}, &ValidationError{Message: "Agent event.phaseId must be a string."}
-	}
-	if e.timestamp, ok = f.timestamp.v.(string); !ok {
-		return Event{}, &ValidationError{Message: "Agent event.timestamp must be a string."}
-	}
-	if e.logicalSequence, ok = safeInteger(f.logicalSequence.v); !ok {
-		return Event{}, &ValidationError{Message: "Agent event.logicalSequence must be a non-negative safe integer."}
-	}
-	if e.sequence, ok = safeInteger(f.sequence.v); !ok {
-		return Event{}, &ValidationError{Message: "Agent event.sequence must be a non-negative safe integer."}
+	if _, ok := safeInteger(f.sequence.v); !ok {
+		return &ValidationError{Message: "Agent event.sequence must be a non-negative safe integer."}
 	}
 	ck := checker{}
-	typ, payload, err := ck.payload(&f, true)
-	if err != nil {
-		return Event{}, err
-	}
-	e.typ = typ
-	e.payload = payload
-	e.fingerprint = jsonvalue.FingerprintOf(o)
-	return e, nil
+	_, _, err := ck.payload(&f, true)
+	return err
 }
 
 // safeInteger accepts a non-negative safe integer: a number, integral, 0 ≤ n ≤ 2^53−1 (`-0`
 // included, as 0).
 func safeInteger(v any) (int64, bool) {
 	f, ok := v.(float64)
-	if !ok || !(f >= 0 && f <= jsonvalue.MaxSafeInteger) || f != math.Trunc(f) {
+	if !ok {
+		return 0, false
+	}
+	return safeFloat(f)
+}
+
+// safeFloat is safeInteger for a number.
+func safeFloat(f float64) (int64, bool) {
+	if !(f >= 0 && f <= jsonvalue.MaxSafeInteger) || f != math.Trunc(f) {
 		return 0, false
 	}
 	return int64(f), true

@@ -69,8 +69,7 @@ func PutDoc(d *Doc) {
 	if cap(d.text) > maxKeptDoc || cap(d.nodes) > maxKeptDoc/32 {
 		return
 	}
-	d.dec.Reset(nil, DefaultLabel)
-	d.text, d.nodes = d.text[:0], d.nodes[:0]
+	d.Clear()
 	docPool.Put(d)
 }
 
@@ -256,6 +255,13 @@ func (d *Doc) close(i, n int, canon bool) {
 	if !canon {
 		nd.flags &^= flagCanon
 	}
+}
+
+// Clear drops every reference to the last parsed input (the Doc keeps its buffers), so that a
+// pooled Doc does not hold its caller's data alive.
+func (d *Doc) Clear() {
+	d.dec.Reset(nil, DefaultLabel)
+	d.text, d.nodes = d.text[:0], d.nodes[:0]
 }
 
 // Text returns the encoding of the whole document: what [AppendEncoded] writes for the value
