@@ -1,6 +1,8 @@
 package events
 
 import (
+	"slices"
+
 	"github.com/agentwire/agentwire/jsonvalue"
 )
 
@@ -437,7 +439,10 @@ func (s ReducerState) MarshalJSON() ([]byte, error) { return s.AppendJSON(nil), 
 func (s ReducerState) AppendJSON(dst []byte) []byte {
 	st := s.get()
 	meta := st.meta
-	b := append(dst, `{"protocolVersion":`...)
+	// One growth of dst up front instead of doubling it (and copying what is written) about
+	// log₂(size) times on the way: a long run's snapshot is tens of megabytes.
+	b := slices.Grow(dst, st.sizeHint())
+	b = append(b, `{"protocolVersion":`...)
 	if meta.hasProtocolVersion {
 		b = jsonvalue.AppendNumber(b, meta.protocolVersion)
 	} else {
@@ -535,6 +540,33 @@ func (s ReducerState) AppendJSON(dst []byte) []byte {
 		return true
 	})
 	return append(b, "}}"...)
+}
+
+// sizeHint is about the length of the state's encoding (a little more, unless strings need
+// escapes): a pass over the lists that reads lengths only.
+func (st *state) sizeHint() int {
+	const perEntry = 16 // quotes, commas, colons
+	meta := st.meta
+	n := 1024 + len(meta.interrupt) + len(meta.usage) + len(meta.limit) + len(meta.runID.s) +
+		len(meta.sessionID.s) + len(meta.lastPhaseID.s) + len(meta.finishReason.s) +
+		len(meta.errorCode.s) + len(meta.cancellationReason.s)
+	if meta.resolution != nil {
+		n += len(meta.resolution.interruptID) + len(meta.resolution.decisions)
+	}
+	st.eachMessage(func(_ int, m *stateMessage) {
+		n += len(`{"messageId":,"role":,"content":[]}`) + perEntry + len(m.id) + len(m.role)
+		m.content.All(func(_ int, p string) bool { n += len(p) + 1; return true })
+	})
+	records := func(_ int, r *keyedRecord) bool { n += len(r.raw) + 1; return true }
+	st.tools.calls.All(records)
+	st.tools.results.All(records)
+	st.tools.errors.All(records)
+	st.tools.progress.All(func(_ int, p *stateProgress) bool {
+		n += len(`{"toolCallId":,"content":}`) + perEntry + len(p.id) + len(p.content)
+		return true
+	})
+	st.events.All(func(_ int, e eventEntry) bool { n += 2*len(e.id) + fingerprintLen + perEntry; return true })
+	return n
 }
 
 func appendOpt(b []byte, o optString) []byte {

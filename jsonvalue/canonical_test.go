@@ -2,9 +2,11 @@ package jsonvalue
 
 import (
 	"math"
+	"math/rand/v2"
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestFormatNumber(t *testing.T) {
@@ -136,6 +138,60 @@ func TestAppendQuote(t *testing.T) {
 	for _, tc := range tests {
 		if got := string(AppendQuote(nil, tc.in)); got != tc.want {
 			t.Errorf("AppendQuote(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+// quoteRef is AppendQuote byte by byte, as it was before its eight-byte fast path: the oracle
+// of TestQuoteWordPaths.
+func quoteRef(s string, validUTF8 bool) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf && !validUTF8 {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				b.WriteString("\ufffd")
+			} else {
+				b.WriteString(s[i : i+size])
+			}
+			i += size
+			continue
+		}
+		if needsEscape[c] {
+			b.Write(appendEscape(nil, c))
+		} else {
+			b.WriteByte(c)
+		}
+		i++
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// TestQuoteWordPaths checks AppendQuote and appendQuoted against quoteRef on strings that put
+// every kind of byte at every position around the eight-byte boundaries.
+func TestQuoteWordPaths(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	alphabet := []string{"a", "Z", " ", "~", "\x7f", "\"", "\\", "\n", "\x00", "\x1f", "é", "日", "😀", "\xff", "\xc3", "\xed\xa0\x80"}
+	for range 20000 {
+		var b strings.Builder
+		for n := r.IntN(40); n > 0; n-- {
+			if r.IntN(3) == 0 {
+				b.WriteString(alphabet[r.IntN(len(alphabet))])
+			} else {
+				b.WriteByte(byte('a' + r.IntN(26)))
+			}
+		}
+		s := b.String()
+		if got, want := string(AppendQuote(nil, s)), quoteRef(s, false); got != want {
+			t.Fatalf("AppendQuote(%q) = %q, want %q", s, got, want)
+		}
+		if utf8.ValidString(s) {
+			if got, want := string(appendQuoted(nil, s)), quoteRef(s, true); got != want {
+				t.Fatalf("appendQuoted(%q) = %q, want %q", s, got, want)
+			}
 		}
 	}
 }

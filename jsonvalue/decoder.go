@@ -1,6 +1,7 @@
 package jsonvalue
 
 import (
+	"encoding/binary"
 	"math"
 	"strconv"
 	"unicode/utf16"
@@ -50,11 +51,12 @@ type Decoder struct {
 // frame is one open container: the path segment of the value being read in it and, for an
 // object, its member names.
 type frame struct {
-	index   int  // array: the element being read (-1 before the first); object: -1
-	names   int  // position in Decoder.names of the container's first member name
-	escaped int  // object: length of Decoder.escaped when it was opened
-	set     int  // object: 1 + position in Decoder.nameSets of its name set; 0: no set
-	named   bool // object: its last name is that of the member whose value is being read
+	bloom   uint64 // object: one bit per nameBloom of its names; a clear bit proves a name new
+	index   int    // array: the element being read (-1 before the first); object: -1
+	names   int    // position in Decoder.names of the container's first member name
+	escaped int    // object: length of Decoder.escaped when it was opened
+	set     int    // object: 1 + position in Decoder.nameSets of its name set; 0: no set
+	named   bool   // object: its last name is that of the member whose value is being read
 }
 
 // nameRef locates a member name: data[off:off+n], or escaped[^off:^off+n] for a name with
@@ -467,9 +469,13 @@ func (d *Decoder) repeated(f *frame, name string) bool {
 		return false
 	}
 	open := d.names[f.names:]
-	for _, r := range open {
-		if r.n == len(name) && string(d.nameBytes(r)) == name {
-			return true
+	if bit := uint64(1) << nameBloom(name); f.bloom&bit == 0 {
+		f.bloom |= bit // a new name: no earlier name has its bloom bit
+	} else {
+		for _, r := range open {
+			if r.n == len(name) && string(d.nameBytes(r)) == name {
+				return true
+			}
 		}
 	}
 	if len(open) >= dupSetThreshold {
@@ -485,6 +491,15 @@ func (d *Decoder) repeated(f *frame, name string) bool {
 		f.set = len(d.nameSets)
 	}
 	return false
+}
+
+// nameBloom maps a name to one of 64 bits from its length and end bytes: cheap, and different
+// for most pairs of names of one object.
+func nameBloom(name string) uint {
+	if name == "" {
+		return 0
+	}
+	return (uint(len(name))*5 + uint(name[0])*3 + uint(name[len(name)-1])) & 63
 }
 
 func (d *Decoder) endObject(f *frame) {
@@ -657,6 +672,10 @@ func (d *Decoder) scanString() (b []byte, esc bool, err error) {
 	start := d.pos + 1 // after the opening quote
 	i := start
 	for {
+		// Eight bytes at a time while none of them ends the plain run (see plainWord).
+		for i+8 <= len(data) && plainWord(binary.LittleEndian.Uint64(data[i:])) {
+			i += 8
+		}
 		for i < len(data) && plainASCII[data[i]] {
 			i++
 		}
@@ -685,6 +704,20 @@ func (d *Decoder) scanString() (b []byte, esc bool, err error) {
 	}
 	d.pos = len(data)
 	return nil, false, d.syntax(len(data))
+}
+
+// plainWord reports whether all eight bytes of w are plainASCII: none is a control character,
+// `"`, `\` or a byte of a multi-byte character. It uses the exact "has a byte less than n" and
+// "has a zero byte" tests of the bit-twiddling folklore: (x − n·ones) &^ x has a high bit set
+// when some byte of x is below n (n ≤ 128); a zero byte of w ^ c·ones is a byte equal to c.
+func plainWord(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	control := (w - 0x20*ones) &^ w
+	q := w ^ '"'*ones
+	quote := (q - ones) &^ q
+	b := w ^ '\\'*ones
+	backslash := (b - ones) &^ b
+	return (control|quote|backslash|w)&highs == 0
 }
 
 // plainASCII marks the bytes a string holds as they are: ASCII except controls, `"` and `\`.

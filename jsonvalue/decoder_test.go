@@ -2,6 +2,7 @@ package jsonvalue
 
 import (
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -361,5 +362,37 @@ func TestParseKeepNumbers(t *testing.T) {
 	}
 	if _, err := ParseKeepNumbers([]byte(`[1e400]`), "n"); err == nil || err.Error() != "n[0] must contain only finite JSON numbers." {
 		t.Fatal(err)
+	}
+}
+
+// TestPlainWord checks the eight-byte tests of scanString and the quoting functions against
+// their byte tables: every byte value at every position of a word of otherwise plain bytes, and
+// random words.
+func TestPlainWord(t *testing.T) {
+	check := func(w uint64) {
+		plain, escape := true, false
+		for k := 0; k < 8; k++ {
+			plain = plain && plainASCII[byte(w>>(8*k))]
+			escape = escape || needsEscape[byte(w>>(8*k))]
+		}
+		if got := plainWord(w); got != plain {
+			t.Fatalf("plainWord(%#016x) = %v, want %v", w, got, plain)
+		}
+		if got := escapeWord(w); got != escape {
+			t.Fatalf("escapeWord(%#016x) = %v, want %v", w, got, escape)
+		}
+	}
+	for pos := 0; pos < 8; pos++ {
+		for c := 0; c < 256; c++ {
+			for _, fill := range []uint64{0x6161616161616161, 0x2020202020202020, 0x7f7f7f7f7f7f7f7f, 0x2323232323232323, 0x5d5d5d5d5d5d5d5d, 0x8080808080808080, 0xffffffffffffffff, 0xa0a0a0a0a0a0a0a0} {
+				check(fill&^(0xff<<(8*pos)) | uint64(c)<<(8*pos))
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 1 << 16 {
+		w := r.Uint64()
+		check(w)
+		check(w & 0x7f7f7f7f7f7f7f7f)
 	}
 }

@@ -1,6 +1,7 @@
 package jsonvalue
 
 import (
+	"encoding/binary"
 	"strings"
 	"sync"
 	"unsafe"
@@ -25,9 +26,10 @@ import (
 // views) outlives the next Parse; callers copy what they keep. The zero Doc is ready to use;
 // a Doc must not be used by two goroutines at once.
 type Doc struct {
-	dec   Decoder
-	text  []byte
-	nodes []docNode
+	dec    Decoder
+	text   []byte
+	nodes  []docNode
+	orders [maxCachedOrder + 1]memberOrder // by member count: the last canonical order found
 }
 
 // docNode is one value of a Doc.
@@ -37,6 +39,7 @@ type docNode struct {
 	next      int     // index of the first node after this subtree
 	n         int     // object: members, array: elements
 	num       float64 // number: its value
+	key       uint64  // member: the first eight bytes of its encoded name, big-endian, zero-padded
 	kind      Kind
 	flags     uint8
 }
@@ -52,6 +55,9 @@ const (
 	flagNameEscaped
 	// flagTrue: a true literal.
 	flagTrue
+	// flagFastKey: the member's key orders it against any other fast-keyed member with a
+	// different key (see nameKey).
+	flagFastKey
 )
 
 // docPool recycles Docs for the package's own one-shot users.
@@ -172,10 +178,9 @@ func (d *Doc) object(i int) error {
 	d.nodes[i].kind = KindObject
 	d.text = append(d.text, '{')
 	canon := true
-	var prev string
-	n := 0
+	prev, n := -1, 0
 	for {
-		name, ok, err := p.nextName()
+		_, ok, err := p.nextName()
 		if err != nil {
 			return err
 		}
@@ -184,12 +189,7 @@ func (d *Doc) object(i int) error {
 		}
 		if n > 0 {
 			d.text = append(d.text, ',')
-			// Names are unique (duplicates were refused), so only the order is in question.
-			if canon && CompareUTF16(prev, name) > 0 {
-				canon = false
-			}
 		}
-		prev = name
 		ref := p.names[len(p.names)-1]
 		nameAt := len(d.text) + 1
 		escaped := false
@@ -208,8 +208,13 @@ func (d *Doc) object(i int) error {
 		c.name, c.nln = nameAt, nameLen
 		if escaped {
 			c.flags |= flagNameEscaped
+		} else if key, fast := nameKey(d.text[nameAt : nameAt+nameLen]); fast {
+			c.key = key
+			c.flags |= flagFastKey
 		}
-		canon = canon && c.flags&flagCanon != 0
+		// Names are unique (duplicates were refused), so only the order is in question.
+		canon = canon && c.flags&flagCanon != 0 && (prev < 0 || d.compareMembers(prev, child) < 0)
+		prev = child
 		n++
 	}
 	d.text = append(d.text, '}')
@@ -386,7 +391,7 @@ func (d *Doc) AppendCanonical(dst []byte, i int) []byte {
 		}
 		return append(dst, ']')
 	}
-	var small [16]int
+	var small [maxCachedOrder]int
 	idx := small[:0]
 	if n.n > len(small) {
 		idx = make([]int, 0, n.n)
@@ -394,23 +399,110 @@ func (d *Doc) AppendCanonical(dst []byte, i int) []byte {
 	for c := i + 1; c < n.next; c = d.nodes[c].next {
 		idx = append(idx, c)
 	}
-	// Insertion sort: member lists are short and often nearly sorted.
-	for a := 1; a < len(idx); a++ {
-		for b := a; b > 0 && d.compareNames(idx[b-1], idx[b]) > 0; b-- {
-			idx[b-1], idx[b] = idx[b], idx[b-1]
-		}
-	}
+	d.sortMembers(idx)
 	dst = append(dst, '{')
 	for k, c := range idx {
 		if k > 0 {
 			dst = append(dst, ',')
 		}
 		m := &d.nodes[c]
+		if m.flags&flagCanon != 0 {
+			// The name, the colon and the value are contiguous in the encoding.
+			dst = append(dst, d.text[m.name-1:m.end]...)
+			continue
+		}
 		dst = append(dst, d.text[m.name-1:m.name+m.nln+1]...)
 		dst = append(dst, ':')
 		dst = d.AppendCanonical(dst, c)
 	}
 	return append(dst, '}')
+}
+
+// maxCachedOrder is the largest object whose member order the Doc remembers.
+const maxCachedOrder = 16
+
+// memberOrder is a remembered canonical order: positions of the members in document order.
+type memberOrder struct {
+	ok  bool
+	pos [maxCachedOrder]uint8
+}
+
+// sortMembers sorts member nodes idx (given in document order) into the RFC 8785 order.
+// Documents of one stream tend to repeat their objects' member order (every event of a producer
+// writes its envelope alike), so the last order found for an object of the same size is tried
+// first: confirming it costs n−1 comparisons, fewer than sorting.
+func (d *Doc) sortMembers(idx []int) {
+	n := len(idx)
+	if n < 2 {
+		return
+	}
+	if n > maxCachedOrder {
+		// Insertion sort: member lists are short and often nearly sorted.
+		for a := 1; a < n; a++ {
+			for b := a; b > 0 && d.compareMembers(idx[b-1], idx[b]) > 0; b-- {
+				idx[b-1], idx[b] = idx[b], idx[b-1]
+			}
+		}
+		return
+	}
+	o := &d.orders[n]
+	ok := o.ok
+	for k := 1; ok && k < n; k++ {
+		ok = d.compareMembers(idx[o.pos[k-1]], idx[o.pos[k]]) < 0
+	}
+	if !ok {
+		for k := range n {
+			o.pos[k] = uint8(k)
+		}
+		for a := 1; a < n; a++ {
+			for b := a; b > 0 && d.compareMembers(idx[o.pos[b-1]], idx[o.pos[b]]) > 0; b-- {
+				o.pos[b-1], o.pos[b] = o.pos[b], o.pos[b-1]
+			}
+		}
+		o.ok = true
+	}
+	var sorted [maxCachedOrder]int
+	for k := range n {
+		sorted[k] = idx[o.pos[k]]
+	}
+	copy(idx, sorted[:n])
+}
+
+// nameKey returns the sort key of an encoded member name free of escapes: its first eight
+// bytes, big-endian, zero-padded. fast reports that none of those bytes is 0xEE or above. Then
+// for two such names with different keys, the keys order them as RFC 8785 does: the first
+// byte that differs lies in the keys, and the characters it belongs to are both below U+E000
+// (lead bytes below 0xEE), where UTF-8 byte order, code point order and UTF-16 order agree; a
+// name that ends inside the key has zero padding there, below any byte of a name (a NUL would
+// be escaped). Equal keys, or a slow one, need the full comparison.
+func nameKey(b []byte) (key uint64, fast bool) {
+	if len(b) >= 8 {
+		key = binary.BigEndian.Uint64(b)
+	} else {
+		for i, c := range b {
+			key |= uint64(c) << (56 - 8*i)
+		}
+	}
+	if key&0x8080808080808080 != 0 {
+		for k := 0; k < 64; k += 8 {
+			if byte(key>>k) >= 0xEE {
+				return key, false
+			}
+		}
+	}
+	return key, true
+}
+
+// compareMembers compares the names of member nodes a and b in the RFC 8785 order.
+func (d *Doc) compareMembers(a, b int) int {
+	na, nb := &d.nodes[a], &d.nodes[b]
+	if na.flags&nb.flags&flagFastKey != 0 && na.key != nb.key {
+		if na.key < nb.key {
+			return -1
+		}
+		return 1
+	}
+	return d.compareNames(a, b)
 }
 
 // compareNames compares the names of member nodes a and b by UTF-16 code units.

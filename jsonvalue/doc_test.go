@@ -22,6 +22,12 @@ var docSeeds = []string{
 	` `, ``, `{"a" 1}`, `{"a":tru}`, `[1 2]`, `"abc`, `{"k":"v"} x`, "\ufeff[]", `[NaN]`, `[+1]`, `{'a':1}`,
 	strings.Repeat("[", 128) + strings.Repeat("]", 128), strings.Repeat("[", 129) + strings.Repeat("]", 129),
 	`{"a":` + strings.Repeat(`{"a":`, 127) + `1` + strings.Repeat("}", 128),
+	// Objects of one size in different orders, one after the other and nested: the remembered
+	// order of the last one must be confirmed, not trusted.
+	`{"b":1,"a":2,"c":3}`, `{"c":1,"a":2,"b":3}`, `{"c":1,"b":2,"a":3}`, `{"a":1,"c":2,"b":3}`,
+	`{"z":{"b":1,"a":2},"y":{"a":1,"b":{"d":1,"c":2}},"x":[{"b":{},"a":[]},{"a":0,"b":0}]}`,
+	`{"\ue000":1,"\ud800\udc00":2,"\u00ff":3}`, `{"\ud800\udc00":1,"\ue000":2,"\u00ff":3}`,
+	`{"abcdefgh1":1,"abcdefgh0":2,"abcdefg":3,"abcdefgh":4}`, `{"é\ue000":1,"é\ud83d\ude00":2}`,
 	`{"m":{"k17":1,"k16":2,"k15":3,"k14":4,"k13":5,"k12":6,"k11":7,"k10":8,"k9":9,"k8":10,"k7":11,"k6":12,"k5":13,"k4":14,"k3":15,"k2":16,"k1":17,"k0":18}}`,
 }
 

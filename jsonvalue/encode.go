@@ -2,6 +2,7 @@ package jsonvalue
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"math"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Marshal validates v (events.md §3.5) and encodes it: member order kept, numbers in the
@@ -291,6 +293,13 @@ func AppendQuote(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time through runs of plain ASCII, the common case.
+		for i+8 <= len(s) && plainWord(loadWord(s, i)) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])
@@ -324,6 +333,13 @@ func appendQuoted(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
+		// Eight bytes at a time while none needs an escape.
+		for i+8 <= len(s) && !escapeWord(loadWord(s, i)) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if !needsEscape[c] {
 			continue
@@ -334,6 +350,23 @@ func appendQuoted(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// loadWord returns the eight bytes of s at i (i+8 ≤ len(s)) as a little-endian word.
+func loadWord(s string, i int) uint64 {
+	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+}
+
+// escapeWord reports whether a byte of w needs an RFC 8785 escape: a control character, `"`
+// or `\` (the tests of plainWord, without its test for bytes of multi-byte characters).
+func escapeWord(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	control := (w - 0x20*ones) &^ w
+	q := w ^ '"'*ones
+	quote := (q - ones) &^ q
+	b := w ^ '\\'*ones
+	backslash := (b - ones) &^ b
+	return (control|quote|backslash)&highs != 0
 }
 
 // appendEscape appends the RFC 8785 escape of a byte that needsEscape marks.
