@@ -521,11 +521,16 @@ func (s ReducerState) AppendJSON(dst []byte) []byte {
 	b = append(b, `,"lastPhaseId":`...)
 	b = appendOpt(b, meta.lastPhaseID)
 	b = append(b, `,"eventIds":[`...)
+	// The event IDs are read once (they lie all over the heap, in the events that carried
+	// them); eventFingerprints copies their quoted form back from eventIds.
+	quoted := make([]int, st.events.Len()+1)
+	quoted[0] = len(b)
 	st.events.All(func(i int, e eventEntry) bool {
-		if i > 0 {
+		b = jsonvalue.AppendQuote(b, e.id)
+		quoted[i+1] = len(b)
+		if i+1 < len(quoted)-1 {
 			b = append(b, ',')
 		}
-		b = jsonvalue.AppendQuote(b, e.id)
 		return true
 	})
 	b = append(b, `],"eventFingerprints":{`...)
@@ -533,7 +538,11 @@ func (s ReducerState) AppendJSON(dst []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = jsonvalue.AppendQuote(b, e.id)
+		from, to := quoted[i], quoted[i+1]
+		if i > 0 {
+			from++ // the comma
+		}
+		b = append(b, b[from:to]...)
 		b = append(b, ':', '"')
 		b = appendFingerprint(b, &e.fp)
 		b = append(b, '"')
