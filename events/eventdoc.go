@@ -28,9 +28,9 @@ var eventScratchPool = sync.Pool{New: func() any { return &eventScratch{canon: m
 func getEventScratch() *eventScratch { return eventScratchPool.Get().(*eventScratch) }
 
 func (sc *eventScratch) release() {
-	sc.doc.Clear()
-	if cap(sc.canon) > 1<<16 || sc.doc.Nodes() > 1<<12 || len(sc.doc.Text()) > 1<<16 {
-		return // do not keep huge buffers alive
+	sc.doc.Clear() // drops the input and the buffers of a huge document
+	if cap(sc.canon) > 1<<16 {
+		sc.canon = make([]byte, 0, 1024)
 	}
 	eventScratchPool.Put(sc)
 }

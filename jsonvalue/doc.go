@@ -63,8 +63,8 @@ const (
 // docPool recycles Docs for the package's own one-shot users.
 var docPool = sync.Pool{New: func() any { return new(Doc) }}
 
-// maxKeptDoc bounds the buffers a released Doc keeps: a huge document's buffers go to the
-// garbage collector instead of staying pooled.
+// maxKeptDoc bounds the buffers Clear keeps: a huge document's buffers go to the garbage
+// collector instead of staying pooled.
 const maxKeptDoc = 1 << 16
 
 // GetDoc returns a Doc from a shared pool; give it back with [PutDoc].
@@ -72,9 +72,6 @@ func GetDoc() *Doc { return docPool.Get().(*Doc) }
 
 // PutDoc returns d to the pool. d and everything it handed out must not be used afterwards.
 func PutDoc(d *Doc) {
-	if cap(d.text) > maxKeptDoc || cap(d.nodes) > maxKeptDoc/32 {
-		return
-	}
 	d.Clear()
 	docPool.Put(d)
 }
@@ -262,10 +259,14 @@ func (d *Doc) close(i, n int, canon bool) {
 	}
 }
 
-// Clear drops every reference to the last parsed input (the Doc keeps its buffers), so that a
-// pooled Doc does not hold its caller's data alive.
+// Clear drops every reference to the last parsed input, so that a pooled Doc does not hold its
+// caller's data alive, and the buffers a huge document grew (the Doc keeps the others).
 func (d *Doc) Clear() {
 	d.dec.Reset(nil, DefaultLabel)
+	if cap(d.text) > maxKeptDoc || cap(d.nodes) > maxKeptDoc/32 {
+		d.text, d.nodes = nil, nil
+		return
+	}
 	d.text, d.nodes = d.text[:0], d.nodes[:0]
 }
 

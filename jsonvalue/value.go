@@ -10,6 +10,10 @@
 //     decoders that need what the value model drops (exact integers, i128 coefficients); the
 //     single implementation of JSON lexing in the module, with the same checks, faults and fault
 //     order as Parse.
+//   - [Doc]: Parse's reading of a text into the value's encoding and a flat table of nodes
+//     instead of Go values, for typed decoders that validate a document member by member and
+//     keep it as bytes; [Doc.AppendCanonical] gives the RFC 8785 form of any node from the same
+//     table.
 //   - [CloneValue], [AssertValue], [CloneObject], [IsObject], [CloneSchema]: validation and deep
 //     copy of Go values (the cloneJsonValue / cloneJsonObject rules of §3.5–§3.6).
 //   - [Canonicalize] and [Fingerprint]: RFC 8785 (JCS) serialisation and its `sha256:` digest.
