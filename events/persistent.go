@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // This file holds the persistent structures behind ReducerState (events.md §8.5): a persistent
@@ -316,4 +317,58 @@ func find[T any](x *keyIndex, kind indexKind, key string, h uint32, v vec[T], ke
 	}
 	x.mu.Unlock()
 	return found
+}
+
+// An arena holds the strings a state keeps from the events it applied (event IDs, content
+// parts, records, …) as copies packed into shared chunks, so that a state does not keep every
+// event's whole encoding alive through views of it: an applied event's encoding can die young,
+// the state holds about a third of the bytes, and the state's strings lie together in memory
+// (its snapshot reads them in order rather than from all over the heap). Chunks are
+// append-shared exactly like a vector's tail: a state owns the bytes of its chunk up to its
+// end; the first version to append at that end claims the following bytes with a
+// compare-and-swap, and any other (a fork) starts a chunk of its own. Bytes are written once,
+// before the state that holds them is published.
+type arena struct {
+	c   *arenaChunk
+	end int // the bytes of c this state holds: c.buf[:end]
+}
+
+type arenaChunk struct {
+	claimed atomic.Int64 // bytes of buf written by some version
+	buf     []byte
+}
+
+const (
+	arenaFirstChunk = 1 << 10  // a fork's or a new state's first chunk
+	arenaMaxChunk   = 64 << 10 // chunks double up to this size
+	// arenaMaxString is the longest string copied into a chunk. A longer one is kept as it
+	// is (a view of its event, which it makes up most of anyway).
+	arenaMaxString = 8 << 10
+)
+
+// intern returns a copy of s held by the arena, and the arena that holds it. A returned
+// string is never written again.
+func (a arena) intern(s string) (arena, string) {
+	n := len(s)
+	if n == 0 || n > arenaMaxString {
+		return a, s
+	}
+	size := arenaFirstChunk
+	if c := a.c; c != nil {
+		if a.end+n <= len(c.buf) {
+			if c.claimed.CompareAndSwap(int64(a.end), int64(a.end+n)) {
+				copy(c.buf[a.end:], s)
+				v := unsafe.String(&c.buf[a.end], n)
+				a.end += n
+				return a, v
+			}
+			// Another version appended here first (a fork): start small.
+		} else {
+			size = min(2*len(c.buf), arenaMaxChunk)
+		}
+	}
+	c := &arenaChunk{buf: make([]byte, max(size, n))}
+	copy(c.buf, s)
+	c.claimed.Store(int64(n))
+	return arena{c: c, end: n}, unsafe.String(&c.buf[0], n)
 }

@@ -1,11 +1,14 @@
 package events
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 // model pairs a persistent vector with the plain slice it must equal.
@@ -175,5 +178,111 @@ func TestKeyIndexCollisions(t *testing.T) {
 	}
 	if got := find(x, kindEvent, "nope", h, v, key); got != -1 {
 		t.Fatalf("absent key found at %d", got)
+	}
+}
+
+// TestArenaForksAndConcurrency interns strings along a chain, from forks and from many
+// goroutines sharing one base: every string reads back as interned and no version's bytes are
+// overwritten by another's.
+func TestArenaForksAndConcurrency(t *testing.T) {
+	var base arena
+	var kept []string
+	for i := range 6000 { // several chunks, doubling up to arenaMaxChunk
+		var v string
+		base, v = base.intern(strings.Repeat(strconv.Itoa(i%10), 1+i%40))
+		kept = append(kept, v)
+	}
+	check := func() {
+		t.Helper()
+		for i, v := range kept {
+			if want := strings.Repeat(strconv.Itoa(i%10), 1+i%40); v != want {
+				t.Fatalf("string %d reads %q, want %q", i, v, want)
+			}
+		}
+	}
+	if base.c == nil || len(base.c.buf) != arenaMaxChunk {
+		t.Fatalf("chunks did not grow to %d", arenaMaxChunk)
+	}
+	// A fork appends at the same end as its base's next version: one of them starts a chunk.
+	a, va := base.intern("first")
+	b, vb := base.intern("second")
+	if va != "first" || vb != "second" || a.c == b.c {
+		t.Fatalf("fork: %q %q, shared chunk %v", va, vb, a.c == b.c)
+	}
+	if b.c != nil && len(b.c.buf) != arenaFirstChunk {
+		t.Fatalf("a fork's chunk has %d bytes, want %d", len(b.c.buf), arenaFirstChunk)
+	}
+	// Long strings and empty ones are kept as they are.
+	long := strings.Repeat("x", arenaMaxString+1)
+	if c, v := base.intern(long); c != base || unsafe.StringData(v) != unsafe.StringData(long) {
+		t.Fatal("a long string was copied")
+	}
+	if c, v := base.intern(""); c != base || v != "" {
+		t.Fatal("an empty string took arena bytes")
+	}
+	const workers = 8
+	results := make([][]string, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := base
+			for k := range 500 {
+				var v string
+				a, v = a.intern(fmt.Sprintf("w%d-%d", w, k))
+				results[w] = append(results[w], v)
+			}
+		}()
+	}
+	wg.Wait()
+	for w, vs := range results {
+		for k, v := range vs {
+			if want := fmt.Sprintf("w%d-%d", w, k); v != want {
+				t.Fatalf("worker %d string %d reads %q, want %q", w, k, v, want)
+			}
+		}
+	}
+	check()
+}
+
+// TestStateKeepsNoEventText checks that the strings a state takes from an event are copies in
+// its arena, not views of the event's encoding (which would keep every applied event alive).
+func TestStateKeepsNoEventText(t *testing.T) {
+	lines := []string{
+		`{"type":"run.started","protocolVersion":1,"eventId":"e1","runId":"r","sessionId":"s","phaseId":"p","logicalSequence":1,"sequence":1,"timestamp":"t"}`,
+		`{"type":"message.started","messageId":"m","role":"user","protocolVersion":1,"eventId":"e2","runId":"r","sessionId":"s","phaseId":"p","logicalSequence":2,"sequence":2,"timestamp":"t"}`,
+		`{"type":"message.part.delta","messageId":"m","part":{"type":"text","text":"hi"},"protocolVersion":1,"eventId":"e3","runId":"r","sessionId":"s","phaseId":"p","logicalSequence":3,"sequence":3,"timestamp":"t"}`,
+		`{"type":"tool.called","toolCall":{"toolCallId":"c","name":"n","input":{}},"protocolVersion":1,"eventId":"e4","runId":"r","sessionId":"s","phaseId":"p2","logicalSequence":4,"sequence":1,"timestamp":"t"}`,
+		`{"type":"usage.updated","usage":{"inputTokens":1},"protocolVersion":1,"eventId":"e5","runId":"r","sessionId":"s","phaseId":"p2","logicalSequence":5,"sequence":2,"timestamp":"t"}`,
+	}
+	s := NewReducerState()
+	var texts []string
+	for _, l := range lines {
+		e, err := ParseEvent([]byte(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, e.text)
+		if s, err = Reduce(s, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := s.get()
+	var held []string
+	st.events.All(func(_ int, e eventEntry) bool { held = append(held, e.id); return true })
+	st.eachMessage(func(_ int, m *stateMessage) {
+		held = append(held, m.id)
+		m.content.All(func(_ int, p string) bool { held = append(held, p); return true })
+	})
+	st.tools.calls.All(func(_ int, r *keyedRecord) bool { held = append(held, r.id, r.raw); return true })
+	held = append(held, st.meta.runID.s, st.meta.sessionID.s, st.meta.lastPhaseID.s, st.meta.usage)
+	for _, h := range held {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(h)))
+		for _, x := range texts {
+			if b := uintptr(unsafe.Pointer(unsafe.StringData(x))); p >= b && p < b+uintptr(len(x)) {
+				t.Fatalf("the state holds %q as a view of event %s", h, x)
+			}
+		}
 	}
 }

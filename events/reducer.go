@@ -83,16 +83,23 @@ func Reduce(s ReducerState, e Event) (ReducerState, error) {
 	}
 	next := b.st
 	if !meta.hasProtocolVersion || !meta.runID.ok || !meta.sessionID.ok || !meta.lastPhaseID.ok || meta.lastPhaseID.s != e.phaseID {
+		// Equal IDs are kept; new ones are copied into the state.
 		m := b.meta()
 		m.protocolVersion, m.hasProtocolVersion = ProtocolVersion, true
-		m.runID = someString(e.runID)
-		m.sessionID = someString(e.sessionID)
-		m.lastPhaseID = someString(e.phaseID)
+		if !m.runID.ok {
+			m.runID = someString(b.intern(e.runID))
+		}
+		if !m.sessionID.ok {
+			m.sessionID = someString(b.intern(e.sessionID))
+		}
+		if !m.lastPhaseID.ok || m.lastPhaseID.s != e.phaseID {
+			m.lastPhaseID = someString(b.intern(e.phaseID))
+		}
 	}
 	next.lastSequence = float64(e.sequence)
 	next.lastLogicalSequence = float64(e.logicalSequence)
 	next.index.record(kindEvent, idHash, cur.events.Len())
-	next.events = cur.events.Append(eventEntry{id: e.eventID, fp: e.fingerprint})
+	next.events = cur.events.Append(eventEntry{id: b.intern(e.eventID), fp: e.fingerprint})
 	return ReducerState{st: next}, nil
 }
 
@@ -111,9 +118,18 @@ func ReduceAll(events []Event) (ReducerState, error) {
 }
 
 // builder is the next state under construction; meta and tools are copied on first write.
+// Every string it stores comes from intern, after the checks of the rule that stores it: a
+// refused event claims no arena bytes.
 type builder struct {
 	st                    *state
 	metaOwned, toolsOwned bool
+}
+
+// intern copies s, a view of the event being applied, into the state's arena.
+func (b *builder) intern(s string) string {
+	var v string
+	b.st.arena, v = b.st.arena.intern(s)
+	return v
 }
 
 func (b *builder) meta() *stateMeta {
@@ -147,7 +163,7 @@ func (b *builder) apply(cur *state, e Event) error {
 	case EventMessagePartDelta:
 		return b.appendPart(e.key, e.raw)
 	case EventMessageCompleted:
-		b.upsertMessage(e.key, e.role, contentVec(e.raw))
+		b.upsertMessage(e.key, e.role, contentVec(b.intern(e.raw)))
 	case EventToolCalled:
 		return b.addToolCall(e.key, e.raw)
 	case EventToolProgress:
@@ -161,7 +177,7 @@ func (b *builder) apply(cur *state, e Event) error {
 	case EventInterruptResolved:
 		return b.resolveInterrupt(e.key, e.raw)
 	case EventUsageUpdated:
-		b.meta().usage = e.raw
+		b.meta().usage = b.intern(e.raw)
 	case EventRunCompleted:
 		b.complete(e.key, e.raw, e.limit)
 	case EventRunFailed:
@@ -214,16 +230,17 @@ func eachElement(arr string, fn func(string)) {
 // upsertMessage replaces the entry of id in place (content and role) or appends a new one.
 func (b *builder) upsertMessage(id string, role Role, content vec[string]) {
 	st := b.st
-	m := stateMessage{id: id, role: role, content: content}
 	h := keyHash(id)
 	i := find(st.index, kindMessage, id, h, st.messages, messageKey)
 	switch {
 	case i < 0:
+		m := stateMessage{id: b.intern(id), role: role, content: content}
 		st.index.record(kindMessage, h, st.messages.Len())
 		st.messages = st.messages.Append(&m)
 	case i == st.hotIdx:
-		st.hot = m
+		st.hot = stateMessage{id: st.hot.id, role: role, content: content}
 	default:
+		m := stateMessage{id: st.messages.Get(i).id, role: role, content: content}
 		st.messages = st.messages.Set(i, &m)
 	}
 }
@@ -244,7 +261,7 @@ func (b *builder) appendPart(id string, part string) error {
 		st.hot = *st.messages.Get(i)
 		st.hotIdx = i
 	}
-	st.hot.content = st.hot.content.Append(part)
+	st.hot.content = st.hot.content.Append(b.intern(part))
 	return nil
 }
 
@@ -261,7 +278,7 @@ func (b *builder) addToolCall(id, raw string) error {
 		return nil
 	}
 	b.st.index.record(kindToolCall, h, calls.Len())
-	b.tools().calls = calls.Append(&keyedRecord{id: id, raw: raw, fp: fp})
+	b.tools().calls = calls.Append(&keyedRecord{id: b.intern(id), raw: b.intern(raw), fp: fp})
 	return nil
 }
 
@@ -284,15 +301,14 @@ func (b *builder) upsertProgress(id string, content string) error {
 	if !b.knownCall(id) {
 		return refuse(msgProgressNoCall)
 	}
-	p := &stateProgress{id: id, content: content}
 	list := b.st.tools.progress
 	h := keyHash(id)
 	if i := find(b.st.index, kindProgress, id, h, list, progressKey); i >= 0 {
-		b.tools().progress = list.Set(i, p)
+		b.tools().progress = list.Set(i, &stateProgress{id: list.Get(i).id, content: b.intern(content)})
 		return nil
 	}
 	b.st.index.record(kindProgress, h, list.Len())
-	b.tools().progress = list.Append(p)
+	b.tools().progress = list.Append(&stateProgress{id: b.intern(id), content: b.intern(content)})
 	return nil
 }
 
@@ -306,13 +322,12 @@ func (b *builder) upsertOutcome(isError bool, id string, raw string) error {
 	if !b.knownCall(id) {
 		return refuse(msgNoCall)
 	}
-	r := &keyedRecord{id: id, raw: raw}
 	h := keyHash(id)
 	if i := find(b.st.index, kind, id, h, list, recordKey); i >= 0 {
-		list = list.Set(i, r)
+		list = list.Set(i, &keyedRecord{id: list.Get(i).id, raw: b.intern(raw)})
 	} else {
 		b.st.index.record(kind, h, list.Len())
-		list = list.Append(r)
+		list = list.Append(&keyedRecord{id: b.intern(id), raw: b.intern(raw)})
 	}
 	if isError {
 		b.tools().errors = list
@@ -327,8 +342,8 @@ func (b *builder) requireInterrupt(id, raw string) error {
 		return refuse(msgInterruptPending)
 	}
 	m := b.meta()
-	m.interrupt = raw
-	m.interruptID = id
+	m.interrupt = b.intern(raw)
+	m.interruptID = b.intern(id)
 	m.resolution = nil
 	b.st.status = StatusWaiting
 	return nil
@@ -339,9 +354,9 @@ func (b *builder) resolveInterrupt(id, decisions string) error {
 		return refuse(msgInterruptMismatch)
 	}
 	m := b.meta()
+	m.resolution = &resolution{interruptID: m.interruptID, decisions: b.intern(decisions)}
 	m.interrupt = ""
 	m.interruptID = ""
-	m.resolution = &resolution{interruptID: id, decisions: decisions}
 	b.st.status = StatusRunning
 	return nil
 }
@@ -351,21 +366,21 @@ func (b *builder) resolveInterrupt(id, decisions string) error {
 func (b *builder) complete(finishReason, usage, limit string) {
 	b.st.status = StatusCompleted
 	m := b.meta()
-	m.finishReason = someString(finishReason)
+	m.finishReason = someString(b.intern(finishReason))
 	if usage != "" {
-		m.usage = usage
+		m.usage = b.intern(usage)
 	}
 	if limit != "" {
-		m.limit = limit
+		m.limit = b.intern(limit)
 	}
 }
 
 func (b *builder) fail(code, limit string) {
 	b.st.status = StatusFailed
 	m := b.meta()
-	m.errorCode = someString(code)
+	m.errorCode = someString(b.intern(code))
 	if limit != "" {
-		m.limit = limit
+		m.limit = b.intern(limit)
 	}
 }
 
@@ -374,9 +389,9 @@ func (b *builder) cancel(reason string, hasReason bool, limit string) {
 	m := b.meta()
 	m.cancellationReason = optString{}
 	if hasReason {
-		m.cancellationReason = someString(reason)
+		m.cancellationReason = someString(b.intern(reason))
 	}
 	if limit != "" {
-		m.limit = limit
+		m.limit = b.intern(limit)
 	}
 }

@@ -115,6 +115,9 @@ type state struct {
 	hot    stateMessage
 	hotIdx int
 	tools  *stateTools
+	// arena holds the strings the state took from events (persistent.go), shared along the
+	// chain of states like the vectors' tails.
+	arena arena
 }
 
 // stateMeta holds the members that change rarely.
