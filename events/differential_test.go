@@ -380,3 +380,27 @@ func FuzzParseEventDifferential(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkDifferential(t, data) })
 }
+
+// TestMemberSlot checks the perfect hash of the looked-at member names: each finds itself, and
+// names that differ from one of them in one byte, or by a byte more or less, find nothing.
+func TestMemberSlot(t *testing.T) {
+	for i, name := range memberNames {
+		if got := memberSlot(name); got != i {
+			t.Fatalf("memberSlot(%q) = %d, want %d", name, got, i)
+		}
+		variants := []string{name[1:], name[:len(name)-1], name + "s", "x" + name, strings.ToUpper(name[:1]) + name[1:]}
+		for k := range len(name) {
+			variants = append(variants, name[:k]+"_"+name[k+1:])
+		}
+		for _, v := range variants {
+			if got := memberSlot(v); got >= 0 && memberNames[got] != v {
+				t.Fatalf("memberSlot(%q) = %d (%q)", v, got, memberNames[got])
+			}
+		}
+	}
+	for _, v := range []string{"", "a", "__proto__", "protocolversion", "toString", "constructor"} {
+		if got := memberSlot(v); got != -1 {
+			t.Fatalf("memberSlot(%q) = %d", v, got)
+		}
+	}
+}

@@ -68,83 +68,109 @@ func (f *docFields) fill(d *jsonvalue.Doc) {
 	for c, end := 1, d.Next(0); c < end; c = d.Next(c) {
 		f.n++
 		// An encoded name that holds an escape is no name looked at here (none of them has
-		// a character JSON escapes), so it falls through as an unknown member.
-		switch d.MemberName(c) {
-		case "protocolVersion":
-			f.protocolVersion = c
-		case "eventId":
-			f.eventID = c
-		case "runId":
-			f.runID = c
-		case "sessionId":
-			f.sessionID = c
-		case "phaseId":
-			f.phaseID = c
-		case "timestamp":
-			f.timestamp = c
-		case "logicalSequence":
-			f.logicalSequence = c
-		case "sequence":
-			f.sequence = c
-		case "type":
-			f.typ = c
-			continue
-		case "messageId":
-			f.messageID = c
-			continue
-		case "role":
-			f.role = c
-			continue
-		case "part":
-			f.part = c
-			continue
-		case "content":
-			f.content = c
-			continue
-		case "toolCall":
-			f.toolCall = c
-			continue
-		case "toolCallId":
-			f.toolCallID = c
-			continue
-		case "result":
-			f.result = c
-			continue
-		case "error":
-			f.error = c
-			continue
-		case "interrupt":
-			f.interrupt = c
-			continue
-		case "interruptId":
-			f.interruptID = c
-			continue
-		case "decisions":
-			f.decisions = c
-			continue
-		case "usage":
-			f.usage = c
-			continue
-		case "finishReason":
-			f.finishReason = c
-			continue
-		case "limit":
-			f.limit = c
-			continue
-		case "code":
-			f.code = c
-			continue
-		case "message":
-			f.message = c
-			continue
-		case "reason":
-			f.reason = c
-			continue
-		default:
+		// a character JSON escapes), so it is an unknown member.
+		k := memberSlot(d.MemberName(c))
+		if k < 0 {
 			continue
 		}
-		f.envelope++
+		if k < envelopeMembers {
+			f.envelope++
+		}
+		switch k {
+		case 0:
+			f.protocolVersion = c
+		case 1:
+			f.eventID = c
+		case 2:
+			f.runID = c
+		case 3:
+			f.sessionID = c
+		case 4:
+			f.phaseID = c
+		case 5:
+			f.timestamp = c
+		case 6:
+			f.logicalSequence = c
+		case 7:
+			f.sequence = c
+		case 8:
+			f.typ = c
+		case 9:
+			f.messageID = c
+		case 10:
+			f.role = c
+		case 11:
+			f.part = c
+		case 12:
+			f.content = c
+		case 13:
+			f.toolCall = c
+		case 14:
+			f.toolCallID = c
+		case 15:
+			f.result = c
+		case 16:
+			f.error = c
+		case 17:
+			f.interrupt = c
+		case 18:
+			f.interruptID = c
+		case 19:
+			f.decisions = c
+		case 20:
+			f.usage = c
+		case 21:
+			f.finishReason = c
+		case 22:
+			f.limit = c
+		case 23:
+			f.code = c
+		case 24:
+			f.message = c
+		case 25:
+			f.reason = c
+		}
 	}
+}
+
+// memberNames are the members event validation looks at: the eight envelope members first,
+// then those of §4.3 (the cases of docFields.fill, in order).
+var memberNames = [...]string{
+	"protocolVersion", "eventId", "runId", "sessionId", "phaseId", "timestamp", "logicalSequence", "sequence",
+	"type", "messageId", "role", "part", "content", "toolCall", "toolCallId", "result", "error",
+	"interrupt", "interruptId", "decisions", "usage", "finishReason", "limit", "code", "message", "reason",
+}
+
+// envelopeMembers is the number of envelope members at the head of memberNames.
+const envelopeMembers = 8
+
+// memberTable maps memberHash of each of memberNames to 1 + its position (0: none): a perfect
+// hash, one probe and one string comparison per member instead of a search.
+var memberTable = func() (t [64]uint8) {
+	for i, name := range memberNames {
+		h := memberHash(name)
+		if t[h] != 0 {
+			panic("events: memberHash collides on " + name + " and " + memberNames[t[h]-1])
+		}
+		t[h] = uint8(i + 1)
+	}
+	return t
+}()
+
+// memberHash is collision-free on memberNames (checked when memberTable is built).
+func memberHash(name string) uint {
+	return (uint(len(name))*5 + uint(name[0])*35 + uint(name[len(name)-1])) & 63
+}
+
+// memberSlot returns the position of name in memberNames, or -1.
+func memberSlot(name string) int {
+	if name == "" {
+		return -1
+	}
+	if i := memberTable[memberHash(name)]; i != 0 && memberNames[i-1] == name {
+		return int(i - 1)
+	}
+	return -1
 }
 
 // docChecker applies the payload rules of events.md §5–§7 to the nodes of a Doc; its methods

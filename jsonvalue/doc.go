@@ -2,6 +2,7 @@ package jsonvalue
 
 import (
 	"encoding/binary"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -100,8 +101,16 @@ func (d *Doc) value() error {
 	if p.pos >= len(data) {
 		return p.syntax(len(data))
 	}
+	// The node is written in place, field by field: a composite literal appended here is built
+	// on the stack and copied back in overlapping pieces, which stalls store forwarding.
 	i := len(d.nodes)
-	d.nodes = append(d.nodes, docNode{off: len(d.text), name: -1, flags: flagCanon})
+	if i == cap(d.nodes) {
+		d.nodes = slices.Grow(d.nodes, 1)
+	}
+	d.nodes = d.nodes[:i+1]
+	nd := &d.nodes[i]
+	nd.off, nd.end, nd.name, nd.nln, nd.next, nd.n = len(d.text), 0, -1, 0, 0, 0
+	nd.num, nd.key, nd.kind, nd.flags = 0, 0, 0, flagCanon
 	switch c := data[p.pos]; c {
 	case '{':
 		return d.object(i)
