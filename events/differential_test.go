@@ -398,6 +398,12 @@ func TestMemberSlot(t *testing.T) {
 			}
 		}
 	}
+	for k, name := range map[int]string{mProtocolVersion: "protocolVersion", mSequence: "sequence", mType: "type",
+		mMessageID: "messageId", mToolCallID: "toolCallId", mInterruptID: "interruptId", mReason: "reason"} {
+		if memberNames[k] != name {
+			t.Fatalf("constant for %q names %q", name, memberNames[k])
+		}
+	}
 	for _, v := range []string{"", "a", "__proto__", "protocolversion", "toString", "constructor"} {
 		if got := memberSlot(v); got != -1 {
 			t.Fatalf("memberSlot(%q) = %d", v, got)

@@ -43,28 +43,49 @@ func parseEventText(data []byte) (Event, error) {
 	return e, err
 }
 
-// docFields holds the node of each member event validation looks at (-1: absent), collected
-// in one pass over the event object; n counts all members and envelope the envelope members
-// present.
+// docFields holds the node of each member event validation looks at (-1: absent), by its
+// position in memberNames, collected in one pass over the event object; n counts all members
+// and envelope the envelope members present.
 type docFields struct {
-	protocolVersion, eventID, runID, sessionID, phaseID, timestamp int
-	logicalSequence, sequence, typ                                 int
-
-	messageID, role, part, content, toolCall, toolCallID, result, error int
-	interrupt, interruptID, decisions, usage, finishReason, limit       int
-	code, message, reason                                               int
-
+	slot        [len(memberNames)]int
 	n, envelope int
 }
 
+// Positions in memberNames.
+const (
+	mProtocolVersion = iota
+	mEventID
+	mRunID
+	mSessionID
+	mPhaseID
+	mTimestamp
+	mLogicalSequence
+	mSequence
+	mType
+	mMessageID
+	mRole
+	mPart
+	mContent
+	mToolCall
+	mToolCallID
+	mResult
+	mError
+	mInterrupt
+	mInterruptID
+	mDecisions
+	mUsage
+	mFinishReason
+	mLimit
+	mCode
+	mMessage
+	mReason
+)
+
 func (f *docFields) fill(d *jsonvalue.Doc) {
-	*f = docFields{
-		protocolVersion: -1, eventID: -1, runID: -1, sessionID: -1, phaseID: -1, timestamp: -1,
-		logicalSequence: -1, sequence: -1, typ: -1,
-		messageID: -1, role: -1, part: -1, content: -1, toolCall: -1, toolCallID: -1, result: -1, error: -1,
-		interrupt: -1, interruptID: -1, decisions: -1, usage: -1, finishReason: -1, limit: -1,
-		code: -1, message: -1, reason: -1,
+	for k := range f.slot {
+		f.slot[k] = -1
 	}
+	f.n, f.envelope = 0, 0
 	for c, end := 1, d.Next(0); c < end; c = d.Next(c) {
 		f.n++
 		// An encoded name that holds an escape is no name looked at here (none of them has
@@ -76,60 +97,7 @@ func (f *docFields) fill(d *jsonvalue.Doc) {
 		if k < envelopeMembers {
 			f.envelope++
 		}
-		switch k {
-		case 0:
-			f.protocolVersion = c
-		case 1:
-			f.eventID = c
-		case 2:
-			f.runID = c
-		case 3:
-			f.sessionID = c
-		case 4:
-			f.phaseID = c
-		case 5:
-			f.timestamp = c
-		case 6:
-			f.logicalSequence = c
-		case 7:
-			f.sequence = c
-		case 8:
-			f.typ = c
-		case 9:
-			f.messageID = c
-		case 10:
-			f.role = c
-		case 11:
-			f.part = c
-		case 12:
-			f.content = c
-		case 13:
-			f.toolCall = c
-		case 14:
-			f.toolCallID = c
-		case 15:
-			f.result = c
-		case 16:
-			f.error = c
-		case 17:
-			f.interrupt = c
-		case 18:
-			f.interruptID = c
-		case 19:
-			f.decisions = c
-		case 20:
-			f.usage = c
-		case 21:
-			f.finishReason = c
-		case 22:
-			f.limit = c
-		case 23:
-			f.code = c
-		case 24:
-			f.message = c
-		case 25:
-			f.reason = c
-		}
+		f.slot[k] = c
 	}
 }
 
@@ -483,7 +451,7 @@ type docEvent struct {
 // check validates the event object (node 0 of c.d) in the order of events.md §4.2 and §5.3.
 func (c docChecker) check(f *docFields) (docEvent, error) {
 	d := c.d
-	if pv := f.protocolVersion; c.kind(pv) != jsonvalue.KindNumber || d.Float(pv) != ProtocolVersion {
+	if pv := f.slot[mProtocolVersion]; c.kind(pv) != jsonvalue.KindNumber || d.Float(pv) != ProtocolVersion {
 		s := slot{}
 		if pv >= 0 {
 			s = slot{v: d.Value(pv), ok: true}
@@ -491,19 +459,19 @@ func (c docChecker) check(f *docFields) (docEvent, error) {
 		return docEvent{}, &ValidationError{Message: "Unsupported Agent event protocol version: " + displayVersion(s) + "."}
 	}
 	switch {
-	case !c.isString(f.eventID):
+	case !c.isString(f.slot[mEventID]):
 		return docEvent{}, &ValidationError{Message: "Agent event.eventId must be a string."}
-	case !c.isString(f.runID):
+	case !c.isString(f.slot[mRunID]):
 		return docEvent{}, &ValidationError{Message: "Agent event.runId must be a string."}
-	case !c.isString(f.sessionID):
+	case !c.isString(f.slot[mSessionID]):
 		return docEvent{}, &ValidationError{Message: "Agent event.sessionId must be a string."}
-	case !c.isString(f.phaseID):
+	case !c.isString(f.slot[mPhaseID]):
 		return docEvent{}, &ValidationError{Message: "Agent event.phaseId must be a string."}
-	case !c.isString(f.timestamp):
+	case !c.isString(f.slot[mTimestamp]):
 		return docEvent{}, &ValidationError{Message: "Agent event.timestamp must be a string."}
-	case !c.safeInteger(f.logicalSequence):
+	case !c.safeInteger(f.slot[mLogicalSequence]):
 		return docEvent{}, &ValidationError{Message: "Agent event.logicalSequence must be a non-negative safe integer."}
-	case !c.safeInteger(f.sequence):
+	case !c.safeInteger(f.slot[mSequence]):
 		return docEvent{}, &ValidationError{Message: "Agent event.sequence must be a non-negative safe integer."}
 	}
 	return c.payload(f)
@@ -520,10 +488,10 @@ func (c docChecker) safeInteger(i int) bool {
 // payload applies the payload rules of events.md §5.3 in order (CloneEvent/ParseEvent: the
 // envelope members are allowed on run.started).
 func (c docChecker) payload(f *docFields) (docEvent, error) {
-	if !c.isString(f.typ) {
+	if !c.isString(f.slot[mType]) {
 		return docEvent{}, &ValidationError{Message: eventLabel + ".type must be a string."}
 	}
-	ev := docEvent{typ: c.eventType(f.typ), key: -1, raw: -1, limit: -1}
+	ev := docEvent{typ: c.eventType(f.slot[mType]), key: -1, raw: -1, limit: -1}
 	var err error
 	switch ev.typ {
 	case EventRunStarted:
@@ -532,93 +500,93 @@ func (c docChecker) payload(f *docFields) (docEvent, error) {
 		}
 
 	case EventMessageStarted:
-		if err = c.stringMember(f.messageID, "messageId"); err == nil {
-			ev.role, err = c.role(f.role)
+		if err = c.stringMember(f.slot[mMessageID], "messageId"); err == nil {
+			ev.role, err = c.role(f.slot[mRole])
 		}
-		ev.key = f.messageID
+		ev.key = f.slot[mMessageID]
 
 	case EventMessagePartDelta:
-		if err = c.stringMember(f.messageID, "messageId"); err == nil {
-			err = c.part(f.part, pathPart)
+		if err = c.stringMember(f.slot[mMessageID], "messageId"); err == nil {
+			err = c.part(f.slot[mPart], pathPart)
 		}
-		ev.key, ev.raw = f.messageID, f.part
+		ev.key, ev.raw = f.slot[mMessageID], f.slot[mPart]
 
 	case EventMessageCompleted:
-		if err = c.stringMember(f.messageID, "messageId"); err == nil {
-			if ev.role, err = c.role(f.role); err == nil {
-				err = c.content(f.content)
+		if err = c.stringMember(f.slot[mMessageID], "messageId"); err == nil {
+			if ev.role, err = c.role(f.slot[mRole]); err == nil {
+				err = c.content(f.slot[mContent])
 			}
 		}
-		ev.key, ev.raw = f.messageID, f.content
+		ev.key, ev.raw = f.slot[mMessageID], f.slot[mContent]
 
 	case EventToolCalled:
-		ev.key, err = c.callBase(f.toolCall, pathToolCall)
-		ev.raw = f.toolCall
+		ev.key, err = c.callBase(f.slot[mToolCall], pathToolCall)
+		ev.raw = f.slot[mToolCall]
 
 	case EventToolProgress:
-		if err = c.stringMember(f.toolCallID, "toolCallId"); err == nil {
-			err = c.content(f.content)
+		if err = c.stringMember(f.slot[mToolCallID], "toolCallId"); err == nil {
+			err = c.content(f.slot[mContent])
 		}
-		ev.key, ev.raw = f.toolCallID, f.content
+		ev.key, ev.raw = f.slot[mToolCallID], f.slot[mContent]
 
 	case EventToolCompleted:
-		if err = c.toolResult(f.result, pathResult); err == nil {
-			ev.key = c.member(f.result, "toolCallId")
+		if err = c.toolResult(f.slot[mResult], pathResult); err == nil {
+			ev.key = c.member(f.slot[mResult], "toolCallId")
 		}
-		ev.raw = f.result
+		ev.raw = f.slot[mResult]
 
 	case EventToolFailed:
-		if err = c.toolError(f.error, pathError); err == nil {
-			ev.key = c.member(f.error, "toolCallId")
+		if err = c.toolError(f.slot[mError], pathError); err == nil {
+			ev.key = c.member(f.slot[mError], "toolCallId")
 		}
-		ev.raw = f.error
+		ev.raw = f.slot[mError]
 
 	case EventInterruptRequired:
-		ev.key, err = c.interrupt(f.interrupt, pathInterrupt)
-		ev.raw = f.interrupt
+		ev.key, err = c.interrupt(f.slot[mInterrupt], pathInterrupt)
+		ev.raw = f.slot[mInterrupt]
 
 	case EventInterruptResolved:
-		if err = c.stringMember(f.interruptID, "interruptId"); err == nil && !c.isArray(f.decisions) {
+		if err = c.stringMember(f.slot[mInterruptID], "interruptId"); err == nil && !c.isArray(f.slot[mDecisions]) {
 			err = &ValidationError{Message: eventLabel + ".decisions must be an array."}
 		}
-		ev.key, ev.raw = f.interruptID, f.decisions
+		ev.key, ev.raw = f.slot[mInterruptID], f.slot[mDecisions]
 
 	case EventUsageUpdated:
-		err = c.usage(f.usage, pathUsage)
-		ev.raw = f.usage
+		err = c.usage(f.slot[mUsage], pathUsage)
+		ev.raw = f.slot[mUsage]
 
 	case EventRunCompleted:
-		if err = c.stringMember(f.finishReason, "finishReason"); err == nil {
-			if err = c.content(f.content); err == nil && f.usage >= 0 {
-				err = c.usage(f.usage, pathUsage)
+		if err = c.stringMember(f.slot[mFinishReason], "finishReason"); err == nil {
+			if err = c.content(f.slot[mContent]); err == nil && f.slot[mUsage] >= 0 {
+				err = c.usage(f.slot[mUsage], pathUsage)
 			}
 			if err == nil {
-				err = c.optLimit(f.limit)
+				err = c.optLimit(f.slot[mLimit])
 			}
 		}
-		ev.key, ev.raw, ev.limit = f.finishReason, f.usage, f.limit
+		ev.key, ev.raw, ev.limit = f.slot[mFinishReason], f.slot[mUsage], f.slot[mLimit]
 
 	case EventRunFailed:
-		if err = c.stringMember(f.code, "code"); err == nil {
-			if err = c.stringMember(f.message, "message"); err == nil {
-				err = c.optLimit(f.limit)
+		if err = c.stringMember(f.slot[mCode], "code"); err == nil {
+			if err = c.stringMember(f.slot[mMessage], "message"); err == nil {
+				err = c.optLimit(f.slot[mLimit])
 			}
 		}
-		ev.key, ev.limit = f.code, f.limit
+		ev.key, ev.limit = f.slot[mCode], f.slot[mLimit]
 
 	case EventRunCancelled:
-		if f.reason >= 0 {
-			err = c.stringMember(f.reason, "reason")
+		if f.slot[mReason] >= 0 {
+			err = c.stringMember(f.slot[mReason], "reason")
 		}
 		if err == nil {
-			err = c.optLimit(f.limit)
+			err = c.optLimit(f.slot[mLimit])
 		}
-		ev.key, ev.limit = f.reason, f.limit
+		ev.key, ev.limit = f.slot[mReason], f.slot[mLimit]
 
 	default:
-		t, plain := c.d.StringView(f.typ)
+		t, plain := c.d.StringView(f.slot[mType])
 		if !plain {
-			t = c.d.Unquote(f.typ)
+			t = c.d.Unquote(f.slot[mType])
 		}
 		return docEvent{}, &ValidationError{Message: "Unknown Agent event type: " + t + "."}
 	}
@@ -664,13 +632,13 @@ func (sc *eventScratch) parseEvent(data []byte) (Event, error) {
 	}
 	e := Event{
 		text:            text,
-		eventID:         str(f.eventID),
-		runID:           str(f.runID),
-		sessionID:       str(f.sessionID),
-		phaseID:         str(f.phaseID),
-		timestamp:       str(f.timestamp),
-		logicalSequence: int64(d.Float(f.logicalSequence)),
-		sequence:        int64(d.Float(f.sequence)),
+		eventID:         str(f.slot[mEventID]),
+		runID:           str(f.slot[mRunID]),
+		sessionID:       str(f.slot[mSessionID]),
+		phaseID:         str(f.slot[mPhaseID]),
+		timestamp:       str(f.slot[mTimestamp]),
+		logicalSequence: int64(d.Float(f.slot[mLogicalSequence])),
+		sequence:        int64(d.Float(f.slot[mSequence])),
 		typ:             ev.typ,
 		fingerprint:     sha256.Sum256(sc.canon),
 		role:            ev.role,
