@@ -14,8 +14,9 @@ import (
 // flat node table; the envelope and payload rules then run on the node table in the order of
 // §4.2 and §5.3–§7, with the messages of the value-model checker in content.go and records.go
 // (FuzzParseEventDifferential holds the two to the same verdicts); the fingerprint is SHA-256
-// over the canonical form rendered from the same table. A valid event costs one allocation:
-// the copy of its encoding, of which every string the Event keeps is a view.
+// over the canonical form rendered from the same table. A valid event costs one allocation,
+// the copy of its encoding, of which the strings the Event keeps are views (a string whose
+// encoding holds an escape, such as a quote or a newline, is decoded into a copy of its own).
 
 // eventScratch is the pooled working memory of one ParseEvent call.
 type eventScratch struct {
@@ -614,7 +615,7 @@ func (sc *eventScratch) parseEvent(data []byte) (Event, error) {
 	}
 	sc.canon = d.AppendCanonical(sc.canon[:0], 0)
 
-	// The one allocation: the event's encoding, which every string below is a view of.
+	// The one allocation: the event's encoding, which the strings below are views of.
 	text := string(d.Text())
 	str := func(i int) string {
 		off, end := d.Span(i)
