@@ -350,7 +350,10 @@ const (
 // string is never written again.
 func (a arena) intern(s string) (arena, string) {
 	n := len(s)
-	if n == 0 || n > arenaMaxString {
+	if n == 0 {
+		return a, "" // not s: an empty view still points into (and keeps) what it views
+	}
+	if n > arenaMaxString {
 		return a, s
 	}
 	size := arenaFirstChunk

@@ -286,3 +286,38 @@ func TestStateKeepsNoEventText(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodedStateKeepsNoParsedText checks that a decoded state's fixed-vocabulary strings are
+// the package's constants: a view of the parsed snapshot, however short, would keep the whole
+// parsed copy of the snapshot alive (the other strings are copied into the arena by
+// stateDecoder, which TestStateCostEstimates in relay measures).
+func TestDecodedStateKeepsNoParsedText(t *testing.T) {
+	s := NewReducerState()
+	for _, l := range []string{
+		`{"type":"run.started","protocolVersion":1,"eventId":"e1","runId":"r","sessionId":"s","phaseId":"p","logicalSequence":1,"sequence":1,"timestamp":"t"}`,
+		`{"type":"message.started","messageId":"m","role":"assistant","protocolVersion":1,"eventId":"e2","runId":"r","sessionId":"s","phaseId":"p","logicalSequence":2,"sequence":2,"timestamp":"t"}`,
+	} {
+		e, err := ParseEvent([]byte(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, err = Reduce(s, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := DecodeReducerState(s.AppendJSON(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := d.get()
+	if unsafe.StringData(string(st.status)) != unsafe.StringData(string(StatusRunning)) {
+		t.Fatal("the decoded status is not the constant")
+	}
+	m := st.messages.Get(0)
+	if unsafe.StringData(string(m.role)) != unsafe.StringData(string(RoleAssistant)) {
+		t.Fatal("the decoded role is not the constant")
+	}
+	if st.arena.c == nil {
+		t.Fatal("the decoded strings are not in the arena")
+	}
+}

@@ -25,6 +25,16 @@ func (s RunStatus) IsTerminal() bool {
 	return s == StatusCompleted || s == StatusFailed || s == StatusCancelled
 }
 
+// statusOf returns the constant of a valid status.
+func statusOf(s string) RunStatus {
+	for _, c := range [...]RunStatus{StatusIdle, StatusRunning, StatusWaiting, StatusCompleted, StatusFailed, StatusCancelled} {
+		if string(c) == s {
+			return c
+		}
+	}
+	return StatusIdle
+}
+
 func validStatus(s string) bool {
 	switch RunStatus(s) {
 	case StatusIdle, StatusRunning, StatusWaiting, StatusCompleted, StatusFailed, StatusCancelled:

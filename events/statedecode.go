@@ -3,6 +3,8 @@ package events
 import (
 	"crypto/sha256"
 	"math"
+	"strings"
+	"unsafe"
 
 	"github.com/agentwire/agentwire/jsonvalue"
 )
@@ -70,7 +72,42 @@ func DecodeReducerState(data []byte) (ReducerState, error) {
 	return ReducerState{st: st}, nil
 }
 
+// stateDecoder copies the strings and encoded values of a decoded state into the state's
+// arena, as Reduce does for the values of events: the parsed tree, and the copy of the text its
+// strings are views of, do not outlive the decoding.
+type stateDecoder struct {
+	ar  arena
+	buf []byte
+}
+
+// str returns a copy of s held by the arena.
+func (dc *stateDecoder) str(s string) string {
+	if len(s) > arenaMaxString {
+		return strings.Clone(s) // intern would keep s, a view of the parsed text
+	}
+	var v string
+	dc.ar, v = dc.ar.intern(s)
+	return v
+}
+
+// raw returns the encoding of a decoded value (what the event that carried it held:
+// AppendEncoded is a fixed point on encoded text), held by the arena.
+func (dc *stateDecoder) raw(v any) string {
+	dc.buf = jsonvalue.AppendEncoded(dc.buf[:0], v)
+	return dc.str(unsafe.String(unsafe.SliceData(dc.buf), len(dc.buf)))
+}
+
 func decodeState(o *Object) (*state, error) {
+	var dc stateDecoder
+	st, err := dc.state(o)
+	if err != nil {
+		return nil, err
+	}
+	st.arena = dc.ar
+	return st, nil
+}
+
+func (dc *stateDecoder) state(o *Object) (*state, error) {
 	st := &state{meta: &stateMeta{}, tools: &stateTools{}, hotIdx: -1}
 	meta, tools := st.meta, st.tools
 	var eventIDs []string
@@ -90,31 +127,31 @@ func decodeState(o *Object) (*state, error) {
 				meta.protocolVersion, meta.hasProtocolVersion = positiveZero(f), true
 			}
 		case "runId":
-			meta.runID, err = decodeOptString(v, name)
+			meta.runID, err = dc.optString(v, name)
 		case "sessionId":
-			meta.sessionID, err = decodeOptString(v, name)
+			meta.sessionID, err = dc.optString(v, name)
 		case "status":
 			s, isStr := v.(string)
 			if !isStr || !validStatus(s) {
 				return nil, invalidMember(name)
 			}
-			st.status = RunStatus(s)
+			st.status = statusOf(s) // the constant, not a view of the parsed text
 		case "messages":
-			st.messages, err = decodeMessages(v)
+			st.messages, err = dc.messages(v)
 		case "toolCalls":
-			tools.calls, err = decodeRecords(v, name, func(x any, at string) (string, error) {
+			tools.calls, err = dc.records(v, name, func(x any, at string) (string, error) {
 				r, err := checkToolCallRecord(x, at)
 				return r.ToolCallID, err
 			}, true)
 		case "toolProgress":
-			tools.progress, err = decodeProgress(v)
+			tools.progress, err = dc.progress(v)
 		case "toolResults":
-			tools.results, err = decodeRecords(v, name, func(x any, at string) (string, error) {
+			tools.results, err = dc.records(v, name, func(x any, at string) (string, error) {
 				r, err := checkToolResultRecord(x, at)
 				return r.ToolCallID, err
 			}, false)
 		case "toolErrors":
-			tools.errors, err = decodeRecords(v, name, func(x any, at string) (string, error) {
+			tools.errors, err = dc.records(v, name, func(x any, at string) (string, error) {
 				r, err := checkToolErrorRecord(x, at)
 				return r.ToolCallID, err
 			}, false)
@@ -127,7 +164,7 @@ func decodeState(o *Object) (*state, error) {
 				if err != nil {
 					return nil, err
 				}
-				meta.interrupt, meta.interruptID = encodeRaw(in.Raw), in.InterruptID
+				meta.interrupt, meta.interruptID = dc.raw(in.Raw), dc.str(in.InterruptID)
 			}
 		case "interruptResolution":
 			if v != nil {
@@ -144,7 +181,7 @@ func decodeState(o *Object) (*state, error) {
 				if err := checkHeldDepth(decisions, stateLabel+"."+name+".decisions", decisionsInState, decisionsShift); err != nil {
 					return nil, err
 				}
-				meta.resolution = &resolution{interruptID: id, decisions: encodeRaw(decisions)}
+				meta.resolution = &resolution{interruptID: dc.str(id), decisions: dc.raw(decisions)}
 			}
 		case "usage":
 			if v != nil {
@@ -155,7 +192,7 @@ func decodeState(o *Object) (*state, error) {
 				if err != nil {
 					return nil, err
 				}
-				meta.usage = encodeRaw(u.Raw)
+				meta.usage = dc.raw(u.Raw)
 			}
 		case "limit":
 			if v != nil {
@@ -166,14 +203,14 @@ func decodeState(o *Object) (*state, error) {
 				if err != nil {
 					return nil, err
 				}
-				meta.limit = encodeRaw(l.Raw)
+				meta.limit = dc.raw(l.Raw)
 			}
 		case "finishReason":
-			meta.finishReason, err = decodeOptString(v, name)
+			meta.finishReason, err = dc.optString(v, name)
 		case "errorCode":
-			meta.errorCode, err = decodeOptString(v, name)
+			meta.errorCode, err = dc.optString(v, name)
 		case "cancellationReason":
-			meta.cancellationReason, err = decodeOptString(v, name)
+			meta.cancellationReason, err = dc.optString(v, name)
 		case "lastSequence", "lastLogicalSequence":
 			f, isNum := v.(float64)
 			if !isNum {
@@ -185,14 +222,14 @@ func decodeState(o *Object) (*state, error) {
 				st.lastLogicalSequence = positiveZero(f)
 			}
 		case "lastPhaseId":
-			meta.lastPhaseID, err = decodeOptString(v, name)
+			meta.lastPhaseID, err = dc.optString(v, name)
 		case "eventIds":
 			if eventIDs, err = decodeEventIDs(v); err == nil {
 				fps, _ := o.Get("eventFingerprints")
 				err = checkEventIDSet(eventIDs, fps)
 			}
 		case "eventFingerprints":
-			st.events, err = decodeFingerprints(v, eventIDs)
+			st.events, err = dc.fingerprints(v, eventIDs)
 		}
 		if err != nil {
 			return nil, err
@@ -208,10 +245,6 @@ func decodeState(o *Object) (*state, error) {
 	st.index = buildIndex(st)
 	return st, nil
 }
-
-// encodeRaw is the encoding the state holds for a decoded value (what the event that carried
-// it held: AppendEncoded is a fixed point on encoded text).
-func encodeRaw(v any) string { return string(jsonvalue.AppendEncoded(nil, v)) }
 
 // positiveZero folds -0 into 0 (they are equal JSON numbers, §3.1).
 func positiveZero(f float64) float64 {
@@ -239,7 +272,7 @@ func memberString(o *Object, name string) (string, bool) {
 	return s, ok
 }
 
-func decodeOptString(v any, name string) (optString, error) {
+func (dc *stateDecoder) optString(v any, name string) (optString, error) {
 	if v == nil {
 		return optString{}, nil
 	}
@@ -247,7 +280,7 @@ func decodeOptString(v any, name string) (optString, error) {
 	if !ok {
 		return optString{}, invalidMember(name)
 	}
-	return someString(s), nil
+	return someString(dc.str(s)), nil
 }
 
 // decodeParts checks a content array at path (each element a content part, §6, held at state
@@ -269,7 +302,7 @@ func decodeParts(v any, at string, shift int) ([]any, bool, error) {
 	return arr, true, nil
 }
 
-func decodeMessages(v any) (vec[*stateMessage], error) {
+func (dc *stateDecoder) messages(v any) (vec[*stateMessage], error) {
 	const name = "messages"
 	var out vec[*stateMessage]
 	arr, ok := v.([]any)
@@ -301,11 +334,22 @@ func decodeMessages(v any) (vec[*stateMessage], error) {
 		}
 		var content vec[string]
 		for _, p := range parts {
-			content = content.Append(encodeRaw(p))
+			content = content.Append(dc.raw(p))
 		}
-		out = out.Append(&stateMessage{id: id, role: Role(role), content: content})
+		out = out.Append(&stateMessage{id: dc.str(id), role: roleOf(role), content: content})
 	}
 	return out, nil
+}
+
+// roleOf returns the constant of a valid role.
+func roleOf(r string) Role {
+	switch Role(r) {
+	case RoleUser:
+		return RoleUser
+	case RoleAssistant:
+		return RoleAssistant
+	}
+	return RoleTool
 }
 
 func validRole(r string) bool {
@@ -318,7 +362,7 @@ func validRole(r string) bool {
 
 // decodeRecords checks a list of tool records with check (which returns the toolCallId) and
 // refuses a repeated toolCallId; withFingerprint keeps each record's fingerprint (toolCalls).
-func decodeRecords(v any, name string, check func(any, string) (string, error), withFingerprint bool) (vec[*keyedRecord], error) {
+func (dc *stateDecoder) records(v any, name string, check func(any, string) (string, error), withFingerprint bool) (vec[*keyedRecord], error) {
 	var out vec[*keyedRecord]
 	arr, ok := v.([]any)
 	if !ok {
@@ -338,7 +382,7 @@ func decodeRecords(v any, name string, check func(any, string) (string, error), 
 			return out, invalidMember(name)
 		}
 		seen[id] = struct{}{}
-		r := &keyedRecord{id: id, raw: encodeRaw(x)}
+		r := &keyedRecord{id: dc.str(id), raw: dc.raw(x)}
 		if withFingerprint {
 			r.fp = sha256.Sum256(jsonvalue.AppendCanonical(nil, x))
 		}
@@ -347,7 +391,7 @@ func decodeRecords(v any, name string, check func(any, string) (string, error), 
 	return out, nil
 }
 
-func decodeProgress(v any) (vec[*stateProgress], error) {
+func (dc *stateDecoder) progress(v any) (vec[*stateProgress], error) {
 	const name = "toolProgress"
 	var out vec[*stateProgress]
 	arr, ok := v.([]any)
@@ -378,7 +422,7 @@ func decodeProgress(v any) (vec[*stateProgress], error) {
 		if err != nil {
 			return out, err
 		}
-		out = out.Append(&stateProgress{id: id, content: encodeRaw(parts)})
+		out = out.Append(&stateProgress{id: dc.str(id), content: dc.raw(parts)})
 	}
 	return out, nil
 }
@@ -428,7 +472,7 @@ func checkEventIDSet(ids []string, fps any) error {
 
 // decodeFingerprints checks the fingerprint values (`sha256:` + 64 lowercase hex digits) and
 // pairs them with ids, whose set equality with the keys checkEventIDSet has established.
-func decodeFingerprints(v any, ids []string) (vec[eventEntry], error) {
+func (dc *stateDecoder) fingerprints(v any, ids []string) (vec[eventEntry], error) {
 	const name = "eventFingerprints"
 	var out vec[eventEntry]
 	o, ok := v.(*Object)
@@ -443,7 +487,7 @@ func decodeFingerprints(v any, ids []string) (vec[eventEntry], error) {
 	}
 	for _, id := range ids {
 		x, _ := o.Get(id)
-		out = out.Append(eventEntry{id: id, fp: parseFingerprint(x.(string))})
+		out = out.Append(eventEntry{id: dc.str(id), fp: parseFingerprint(x.(string))})
 	}
 	return out, nil
 }
