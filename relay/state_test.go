@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/agentwire/agentwire/events"
@@ -16,7 +17,7 @@ import (
 // leave before running ones, and every run still answers exactly (an evicted run is reloaded
 // from its checkpoint).
 func TestStateCacheByteBudget(t *testing.T) {
-	const budget = 3 << 20
+	const budget = 5 << 19 // 2.5 MiB
 	h := newHarness(t, func(c *relay.Config) { c.StateCache = budget })
 	lines := func(run string, n int, seed int64) [][]byte {
 		data, err := synth.BytesWith(n, seed, synth.Options{RunID: run})
@@ -32,7 +33,7 @@ func TestStateCacheByteBudget(t *testing.T) {
 			t.Fatalf("%s: %d cached runs account %d bytes, over the %d budget", when, runs, used, budget)
 		}
 	}
-	// A run that stays open (its last event withheld): about 1.3 MB of state.
+	// A run that stays open (its last event withheld): about 1 MB of state as accounted.
 	open := lines("open", 2001, 1)
 	for i := 0; i < 2000; i += 500 {
 		h.postOK("open", open[i:i+500]...)
@@ -76,7 +77,8 @@ func TestStateCacheByteBudget(t *testing.T) {
 }
 
 // The estimates the budget relies on are upper bounds of the heap a state really keeps, for
-// a state reduced from events and one decoded from its snapshot, on both synthetic profiles.
+// a state reduced from events and one decoded from its snapshot, on both synthetic profiles
+// and on a run made of large text deltas (where the state keeps nearly every byte it got).
 func TestStateCostEstimates(t *testing.T) {
 	heap := func() uint64 {
 		runtime.GC()
@@ -85,12 +87,25 @@ func TestStateCostEstimates(t *testing.T) {
 		runtime.ReadMemStats(&m)
 		return m.HeapAlloc
 	}
-	for _, p := range []synth.Profile{synth.ProfileDefault, synth.ProfileRich} {
-		data, err := synth.BytesWith(20000, 7, synth.Options{Profile: p})
-		if err != nil {
-			t.Fatal(err)
+	textRun := func() [][]byte {
+		text := strings.Repeat("lorem ipsum ", 400) // ~4.8 KB a delta
+		lines := [][]byte{ev("text", 1, 1, "run.started", ""), ev("text", 2, 2, "message.started", `"messageId":"m","role":"assistant"`)}
+		for i := int64(3); i < 2003; i++ {
+			lines = append(lines, ev("text", i, i, "message.part.delta", `"messageId":"m","part":{"type":"text","text":"`+text+`"}`))
 		}
-		lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+		return lines
+	}
+	for _, p := range []synth.Profile{synth.ProfileDefault, synth.ProfileRich, "text"} {
+		var lines [][]byte
+		if p == "text" {
+			lines = textRun()
+		} else {
+			data, err := synth.BytesWith(20000, 7, synth.Options{Profile: p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines = bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+		}
 		before := heap()
 		st := events.NewReducerState()
 		estimate := relay.DecodedCost(0)
