@@ -136,6 +136,19 @@ func (b *BusConn) Recv(ctx context.Context) (hive.BusFrameV1, []byte, error) {
 	}
 }
 
+// RecvRaw returns the next text frame as it came, undecoded: for a client that looks at some
+// frames only (the bus benchmark's senders skip the deliveries their own channel brings back).
+func (b *BusConn) RecvRaw(ctx context.Context) ([]byte, error) {
+	typ, data, err := b.conn.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if typ != websocket.MessageText {
+		return nil, errors.New("bus: binary frame")
+	}
+	return data, nil
+}
+
 // Close closes the socket normally.
 func (b *BusConn) Close() error { return b.conn.Close(websocket.StatusNormalClosure, "") }
 

@@ -25,7 +25,7 @@ type Metrics struct {
 	conflicts        prometheus.Counter
 	subscribers      prometheus.Gauge
 	slowDisconnects  prometheus.Counter
-	fanoutLag        prometheus.Histogram
+	fanoutLag        *countedHistogram
 	commit           prometheus.Histogram
 	commitEvents     prometheus.Histogram
 	commitErrors     prometheus.Counter
@@ -85,11 +85,9 @@ func NewMetrics() *Metrics {
 			Name: "agentwire_sse_slow_disconnects_total",
 			Help: "SSE subscribers disconnected because their queue overflowed.",
 		}),
-		fanoutLag: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "agentwire_fanout_lag_seconds",
-			Help:    "Time from a live event's commit to its SSE frame being written to a subscriber.",
-			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16),
-		}),
+		fanoutLag: newCountedHistogram("agentwire_fanout_lag_seconds",
+			"Time from a live event's commit to its SSE frame being written to a subscriber.",
+			prometheus.ExponentialBuckets(0.0001, 2, 16)),
 		commit: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "agentwire_store_commit_seconds",
 			Help:    "Store group-commit latency (BEGIN to durable COMMIT).",

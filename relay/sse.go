@@ -24,6 +24,11 @@ type frame struct {
 	terminal bool
 	text     []byte
 	at       time.Time // when its commit was acknowledged (fan-out lag)
+	// batch is the buffer every frame of its committed batch was rendered into, one after the
+	// other; text is batch[off:off+len(text)]. A subscriber writes a run of adjacent frames of
+	// one batch as one slice of it, without copying them.
+	batch *[]byte
+	off   int
 }
 
 // appendFrame renders one SSE frame. The data is one line: event JSON never holds a raw LF.
@@ -42,7 +47,7 @@ func appendFrame(dst []byte, seq int64, typ string, data []byte) []byte {
 func renderFrames(evs []store.Event, prev int64, at time.Time) []*frame {
 	size := 0
 	for _, ev := range evs {
-		size += len(ev.Data) + len(ev.Type) + 48
+		size += len(ev.Data) + len(ev.Type) + 64
 	}
 	buf := make([]byte, 0, size)
 	frames := make([]frame, len(evs))
@@ -51,9 +56,14 @@ func renderFrames(evs []store.Event, prev int64, at time.Time) []*frame {
 		start := len(buf)
 		buf = appendFrame(buf, ev.LogicalSequence, ev.Type, ev.Data)
 		frames[i] = frame{seq: ev.LogicalSequence, prev: prev, terminal: isTerminalType(ev.Type),
-			text: buf[start:len(buf):len(buf)], at: at}
+			text: buf[start:len(buf):len(buf)], at: at, off: start}
 		prev = ev.LogicalSequence
 		out[i] = &frames[i]
+	}
+	// Had an append outgrown size, the final buffer still holds every frame at its offset.
+	batch := &buf
+	for i := range frames {
+		frames[i].batch = batch
 	}
 	return out
 }
@@ -341,14 +351,30 @@ type sseConn struct {
 	buf      []byte
 	cursor   int64
 	terminal bool // the event at cursor is terminal
-	lag      []time.Time
+	// segs are live frames waiting to be written after buf's bytes: runs of adjacent frames
+	// of one committed batch, each written as a slice of the batch's buffer (no copy).
+	segs     []segment
+	lag      []lagCount
 	take     []*frame  // frames taken from the feed, reused
 	deadline time.Time // the write deadline last set
+}
+
+// segment is batch[off:end] of one committed batch's frames.
+type segment struct {
+	batch    *[]byte
+	off, end int
+}
+
+// lagCount is n delivered frames committed at the instant at.
+type lagCount struct {
+	at time.Time
+	n  int
 }
 
 // stored appends the frames of stored events after the cursor. Events at or below the cursor
 // are skipped; the one at the cursor tells whether the run already ended there.
 func (c *sseConn) stored(evs []store.Event) {
+	c.own()
 	for _, ev := range evs {
 		if ev.LogicalSequence <= c.cursor {
 			if ev.LogicalSequence == c.cursor && isTerminalType(ev.Type) {
@@ -374,14 +400,37 @@ func (c *sseConn) live(f *frame) bool {
 	if f.prev > c.cursor {
 		return false
 	}
-	c.buf = append(c.buf, f.text...)
+	switch n := len(c.segs); {
+	case f.batch == nil || len(c.buf) > 0:
+		c.own()
+		c.buf = append(c.buf, f.text...)
+	case n > 0 && c.segs[n-1].batch == f.batch && c.segs[n-1].end == f.off:
+		c.segs[n-1].end += len(f.text)
+	default:
+		c.segs = append(c.segs, segment{f.batch, f.off, f.off + len(f.text)})
+	}
 	c.cursor = f.seq
 	c.terminal = f.terminal
-	c.lag = append(c.lag, f.at)
+	if n := len(c.lag); n > 0 && c.lag[n-1].at.Equal(f.at) {
+		c.lag[n-1].n++
+	} else {
+		c.lag = append(c.lag, lagCount{f.at, 1})
+	}
 	return true
 }
 
+// own copies the waiting live segments into buf, so that bytes appended to buf next follow
+// them.
+func (c *sseConn) own() {
+	for _, sg := range c.segs {
+		c.buf = append(c.buf, (*sg.batch)[sg.off:sg.end]...)
+	}
+	clear(c.segs)
+	c.segs = c.segs[:0]
+}
+
 func (c *sseConn) comment(text string) {
+	c.own()
 	c.buf = append(c.buf, ": "...)
 	c.buf = append(c.buf, text...)
 	c.buf = append(c.buf, "\n\n"...)
@@ -389,7 +438,7 @@ func (c *sseConn) comment(text string) {
 
 // flush writes the buffered frames within the write timeout.
 func (c *sseConn) flush() error {
-	if len(c.buf) == 0 {
+	if len(c.buf) == 0 && len(c.segs) == 0 {
 		return nil
 	}
 	// The write deadline is moved only when less than 3/4 of WriteTimeout is left: a flush
@@ -398,15 +447,27 @@ func (c *sseConn) flush() error {
 		c.deadline = now.Add(c.s.cfg.WriteTimeout)
 		_ = c.rc.SetWriteDeadline(c.deadline)
 	}
-	_, err := c.w.Write(c.buf)
+	var err error
+	if len(c.buf) > 0 {
+		_, err = c.w.Write(c.buf)
+	}
+	// Live segments come after buf's bytes (own keeps it so); a segment as large as the
+	// response's buffer goes to the connection without a copy.
+	for _, sg := range c.segs {
+		if err == nil {
+			_, err = c.w.Write((*sg.batch)[sg.off:sg.end])
+		}
+	}
 	if err == nil {
 		err = c.rc.Flush()
 	}
 	c.buf = c.buf[:0]
+	clear(c.segs) // they pin their batches
+	c.segs = c.segs[:0]
 	if len(c.lag) > 0 {
 		now := time.Now()
-		for _, at := range c.lag {
-			c.s.metrics.fanoutLag.Observe(now.Sub(at).Seconds())
+		for _, l := range c.lag {
+			c.s.metrics.fanoutLag.observeN(now.Sub(l.at).Seconds(), l.n)
 		}
 		c.lag = c.lag[:0]
 	}
