@@ -38,7 +38,7 @@ func BenchmarkBusThroughput(b *testing.B) {
 	for _, writers := range []int{1, 8} {
 		b.Run(fmt.Sprintf("store/writers=%d", writers), func(b *testing.B) { benchAppendMessage(b, writers) })
 	}
-	for _, c := range []struct{ senders, window, rate int }{{1, 1, 0}, {8, 1, 0}, {1, 64, 0}, {8, 64, 0}, {8, 64, 4000}} {
+	for _, c := range []struct{ senders, window, rate int }{{1, 1, 0}, {8, 1, 0}, {1, 64, 0}, {8, 64, 0}, {8, 64, 2000}, {8, 64, 4000}} {
 		name := fmt.Sprintf("socket/senders=%d/window=%d", c.senders, c.window)
 		if c.rate > 0 {
 			name += fmt.Sprintf("/rate=%d", c.rate)

@@ -140,6 +140,7 @@ func (w *writer) dropMessage(ctx context.Context, id int64) error {
 	if _, err := w.bus.delMessage.ExecContext(ctx, id); err != nil {
 		return fmt.Errorf("sqlite: delete expired message: %w", err)
 	}
+	w.dropped = true
 	return nil
 }
 
@@ -250,6 +251,7 @@ func (o *msgOp) exec(ctx context.Context, w *writer, g *groupState) error {
 
 func (o *msgOp) notify(s *Store) {
 	if !o.replayed {
+		s.tail.add(o.out)
 		s.streams.Notify(streamTopic(o.out.Stream))
 	}
 }
@@ -414,6 +416,7 @@ func (o *proposeOp) exec(ctx context.Context, w *writer, g *groupState) error {
 
 func (o *proposeOp) notify(s *Store) {
 	if o.created {
+		s.tail.skip(o.out.Stream)
 		s.streams.Notify(streamTopic(o.out.Stream))
 	}
 }
@@ -454,6 +457,7 @@ func (o *expireMsgOp) exec(ctx context.Context, w *writer, g *groupState) error 
 	}
 	o.deleted = int(n)
 	if n > 0 {
+		w.dropped = true
 		g.items += int(n)
 		g.wrote = true
 	}
@@ -653,6 +657,14 @@ func (s *Store) ReadStream(ctx context.Context, stream store.StreamKey, q store.
 	if s.isClosed() {
 		return nil, store.ErrClosed
 	}
+	if out, ok := s.tail.read(stream, q, s.now().UnixNano()); ok {
+		return out, nil
+	}
+	return s.readStreamFile(ctx, stream, q)
+}
+
+// readStreamFile is ReadStream from the database, in one read transaction.
+func (s *Store) readStreamFile(ctx context.Context, stream store.StreamKey, q store.ReadQuery) ([]store.StreamEntry, error) {
 	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, s.readErr(err)

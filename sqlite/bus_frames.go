@@ -115,6 +115,7 @@ func (o *publishOp) exec(ctx context.Context, w *writer, g *groupState) error {
 
 func (o *publishOp) notify(s *Store) {
 	if !o.replayed {
+		s.tail.skip(o.out.Stream)
 		s.streams.Notify(streamTopic(o.out.Stream))
 	}
 }

@@ -57,7 +57,11 @@
 // Reads (ReadEvents, GetRun, ListRuns, GetMessage, ReadMessages, ReadStream, DueQuestions,
 // ListTaskProposals, ReadEnvelopes, Ping, …) use a separate pool of query-only connections. In
 // WAL mode they never wait for the writer and always see a committed state; ReadStream reads
-// messages and task events in one read transaction so that its page is one snapshot. The bus and
+// messages and task events in one read transaction so that its page is one snapshot —
+// unless the stream tail can answer it: after COMMIT the writer hands each stored message to
+// the tail (streamtail.go), which keeps each stream's recent messages, complete after a
+// cursor, so the relay's fan-out read after every commit costs no transaction (8 MiB and 1,024
+// messages per stream at most; a task event, a publish or a deleted message makes it forget). The bus and
 // notification reads are prepared once at Open and stay prepared on each pooled connection (see
 // readStmts), and none binds a value the query planner inspects, so no read parses or plans its
 // SQL again after a connection's first use.

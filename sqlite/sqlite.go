@@ -94,7 +94,8 @@ type Store struct {
 	mu     sync.RWMutex // guards closed against the send on w.reqs
 	closed bool
 
-	runs, streams, envs store.Hub // change notifications per lane
+	runs, streams, envs store.Hub   // change notifications per lane
+	tail                *streamTail // the recent messages of each stream (streamtail.go)
 
 	selRun, selEvents, selSnapshot *sql.Stmt
 	selChunks                      *sql.Stmt
@@ -129,7 +130,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{path: abs, opts: opts, lock: lock}
+	s := &Store{path: abs, opts: opts, lock: lock, tail: newStreamTail(tailBytes)}
 	s.clock.Store(&opts.Now)
 	if err := s.open(); err != nil {
 		s.closeDBs()

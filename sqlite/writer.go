@@ -111,6 +111,10 @@ type writer struct {
 	errs []error // reused per group
 
 	cache runCache // runs rows read or written (runcache.go)
+
+	// dropped is set by an op that deleted a bus message: after COMMIT the stream tail forgets
+	// every stream (streamtail.go).
+	dropped bool
 }
 
 func newWriter(ctx context.Context, s *Store) (*writer, error) {
@@ -523,6 +527,7 @@ func (w *writer) commitGroup(group []writeOp) {
 	w.errs = errs
 
 	w.cache.discard(false)
+	w.dropped = false
 	// One commit instant for the whole group, never before the previous commit's.
 	wall := w.s.now().UnixNano()
 	g := groupState{now: max(wall, w.clock), wall: wall, updateSeq: w.updateSeq}
@@ -618,6 +623,9 @@ func (w *writer) commitGroup(group []writeOp) {
 			} else {
 				committed = true
 				w.cache.commit()
+				if w.dropped {
+					w.s.tail.reset()
+				}
 				if g.runs > 0 {
 					w.updateSeq, w.clock = g.updateSeq, g.now
 				}
