@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentwire/agentwire/hive"
@@ -56,10 +57,21 @@ type busLane struct {
 	all map[*busSocket]struct{}
 
 	cache deliveryCache
+	// tailBytes is the cost of every stream's tail (streamFollowers.bytes), within maxTailTotal.
+	tailBytes atomic.Int64
 }
 
-// maxSentIndex bounds busSocket.sent.
-const maxSentIndex = 1 << 16
+// maxSentIndex and maxSentBytes bound busSocket.sent, the client_msg_ids a socket sent that
+// its pump must not deliver back (S10): the oldest go first. An id is needed only until the
+// pump has passed its message, milliseconds after it is stored; 1 MiB holds at least 3,300 ids
+// of the 256-byte maximum, far more than a sender's pipelining window.
+const (
+	maxSentIndex = 1 << 16
+	maxSentBytes = 1 << 20
+)
+
+// sentCost is what one id costs busSocket.sent: its bytes, the map entry and its order slot.
+func sentCost(cmid string) int { return len(cmid) + 64 }
 
 // announceWindow is how long an announcement binds a `to` after it was last seen (S7).
 const announceWindow = 24 * time.Hour
@@ -320,10 +332,60 @@ type streamFollowers struct {
 	from int64
 	last int64
 	ok   bool
+	// bytes is the tail's cost (tailCost); total, shared by every stream of the lane, is the
+	// sum over all of them.
+	bytes int64
+	total *atomic.Int64
 }
 
-// maxTail bounds streamFollowers.tail.
-const maxTail = 4096
+// The tails are bounded by count and by bytes (relay.md §3): at most maxTail entries and
+// maxTailBytes per stream, and maxTailTotal over every followed stream. Past a bound a stream's
+// oldest entries go first (a follower behind the tail reads the store instead); a sealed
+// message can be over a megabyte, so the count alone would allow gigabytes.
+const (
+	maxTail       = 4096
+	maxTailBytes  = 8 << 20
+	maxTailTotal  = 64 << 20
+	tailEntryCost = 256 // a StreamEntry and its message's fields besides Data
+)
+
+// tailCost is what an entry costs a tail: its data and tailEntryCost.
+func tailCost(e store.StreamEntry) int64 {
+	n := tailEntryCost
+	switch {
+	case e.Message != nil:
+		n += len(e.Message.Data)
+	case e.Publish != nil:
+		n += len(e.Publish.Data)
+	case e.Task != nil:
+		n += len(e.Task.Data)
+	}
+	return int64(n)
+}
+
+// trimLocked drops the tail's oldest entries until it is within its bounds (f.mu held).
+func (f *streamFollowers) trimLocked() {
+	n, drop := 0, int64(0)
+	for n < len(f.tail) && (len(f.tail)-n > maxTail || f.bytes-drop > maxTailBytes || f.total.Load()-drop > maxTailTotal) {
+		drop += tailCost(f.tail[n])
+		n++
+	}
+	if n == 0 {
+		return
+	}
+	f.from = f.tail[n-1].Seq
+	f.tail = append([]store.StreamEntry(nil), f.tail[n:]...) // the dropped entries are released
+	f.bytes -= drop
+	f.total.Add(-drop)
+}
+
+// release gives the tail's bytes back to the lane's total (the stream is no longer followed).
+func (f *streamFollowers) release() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.total.Add(-f.bytes)
+	f.tail, f.bytes, f.from = nil, 0, f.last
+}
 
 // since returns the tail entries after cursor, and whether the tail covers cursor (otherwise
 // the caller reads the store).
@@ -360,10 +422,13 @@ func (f *streamFollowers) refresh(ctx context.Context, st store.BusStore, k stor
 		f.mu.Lock()
 		f.tail = append(f.tail, entries...)
 		f.last = entries[len(entries)-1].Seq
-		if n := len(f.tail) - maxTail; n > 0 {
-			f.from = f.tail[n-1].Seq
-			f.tail = append([]store.StreamEntry(nil), f.tail[n:]...)
+		var added int64
+		for _, e := range entries {
+			added += tailCost(e)
 		}
+		f.bytes += added
+		f.total.Add(added)
+		f.trimLocked()
 		last = f.last
 		f.mu.Unlock()
 		if len(entries) < busPumpPage {
@@ -380,12 +445,13 @@ func (l *busLane) follow(st store.BusStore, k store.StreamKey, sock *busSocket) 
 	f := l.streams[k]
 	if f == nil {
 		notify, cancel := st.SubscribeStream(k)
-		f = &streamFollowers{sockets: map[*busSocket]struct{}{}, stop: make(chan struct{})}
+		f = &streamFollowers{sockets: map[*busSocket]struct{}{}, stop: make(chan struct{}), total: &l.tailBytes}
 		l.streams[k] = f
 		ctx, stopCtx := context.WithCancel(context.Background())
 		go func() {
 			defer cancel()
 			defer stopCtx()
+			defer f.release()
 			for {
 				select {
 				case <-f.stop:

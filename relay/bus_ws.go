@@ -86,6 +86,7 @@ type busSocket struct {
 	sentMu    sync.Mutex
 	sent      map[string]struct{} // client_msg_ids sent on this socket (S10)
 	sentOrder []string
+	sentBytes int // the index's cost (sentCost), within maxSentBytes
 
 	delMu     sync.Mutex
 	delivered map[store.StreamKey]int64 // last seq written per stream
@@ -741,8 +742,12 @@ func (sock *busSocket) markSent(cmid string) {
 	}
 	sock.sent[cmid] = struct{}{}
 	sock.sentOrder = append(sock.sentOrder, cmid)
-	if len(sock.sentOrder) > maxSentIndex {
-		delete(sock.sent, sock.sentOrder[0])
+	sock.sentBytes += sentCost(cmid)
+	for len(sock.sentOrder) > 1 && (len(sock.sentOrder) > maxSentIndex || sock.sentBytes > maxSentBytes) {
+		old := sock.sentOrder[0]
+		delete(sock.sent, old)
+		sock.sentBytes -= sentCost(old)
+		sock.sentOrder[0] = ""
 		sock.sentOrder = sock.sentOrder[1:]
 	}
 }
