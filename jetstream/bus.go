@@ -531,8 +531,14 @@ func (s *Store) readEntries(ctx context.Context, k store.StreamKey, q store.Read
 	}
 	now := s.busNow()
 	var out []*centry
+	size := 0
 	take := func(ce *centry) bool {
 		if ce.visible(now) && keep(ce) {
+			n := store.EntryBytes(ce.e)
+			if q.MaxBytes > 0 && len(out) > 0 && size+n > q.MaxBytes {
+				return false // the byte budget: the page stops before this entry
+			}
+			size += n
 			out = append(out, ce)
 		}
 		return len(out) < q.Limit

@@ -59,6 +59,8 @@ type busLane struct {
 	cache deliveryCache
 	// tailBytes is the cost of every stream's tail (streamFollowers.bytes), within maxTailTotal.
 	tailBytes atomic.Int64
+	// readBytes is Limits.MaxReadBytes.
+	readBytes int
 }
 
 // maxSentIndex and maxSentBytes bound busSocket.sent, the client_msg_ids a socket sent that
@@ -400,7 +402,7 @@ func (f *streamFollowers) since(cursor int64) ([]store.StreamEntry, bool) {
 }
 
 // refresh reads the entries committed after the tail's end.
-func (f *streamFollowers) refresh(ctx context.Context, st store.BusStore, k store.StreamKey) {
+func (f *streamFollowers) refresh(ctx context.Context, st store.BusStore, k store.StreamKey, maxBytes int) {
 	f.mu.Lock()
 	ok, last := f.ok, f.last
 	f.mu.Unlock()
@@ -415,7 +417,7 @@ func (f *streamFollowers) refresh(ctx context.Context, st store.BusStore, k stor
 		return
 	}
 	for {
-		entries, err := st.ReadStream(ctx, k, store.ReadQuery{After: last, Limit: busPumpPage})
+		entries, err := st.ReadStream(ctx, k, store.ReadQuery{After: last, Limit: busPumpPage, MaxBytes: maxBytes})
 		if err != nil || len(entries) == 0 {
 			return
 		}
@@ -431,7 +433,7 @@ func (f *streamFollowers) refresh(ctx context.Context, st store.BusStore, k stor
 		f.trimLocked()
 		last = f.last
 		f.mu.Unlock()
-		if len(entries) < busPumpPage {
+		if !pageMayContinue(entries, busPumpPage, maxBytes) {
 			return
 		}
 	}
@@ -460,7 +462,7 @@ func (l *busLane) follow(st store.BusStore, k store.StreamKey, sock *busSocket) 
 					if !ok {
 						return
 					}
-					f.refresh(ctx, st, k)
+					f.refresh(ctx, st, k, l.readBytes)
 					l.mu.Lock()
 					for s := range f.sockets {
 						s.markDirty(k)
@@ -470,7 +472,7 @@ func (l *busLane) follow(st store.BusStore, k store.StreamKey, sock *busSocket) 
 			}
 		}()
 		// The tail starts at the head read after subscribing: nothing committed later is missed.
-		f.refresh(ctx, st, k)
+		f.refresh(ctx, st, k, l.readBytes)
 	}
 	f.sockets[sock] = struct{}{}
 	l.mu.Unlock()

@@ -61,7 +61,7 @@ func TestStreamTailBytes(t *testing.T) {
 	for i := range keys {
 		keys[i] = store.OrgStream("org_a", fmt.Sprintf("org:org_a/vault:v/c%d", i))
 		followers[i] = &streamFollowers{total: &lane.tailBytes}
-		followers[i].refresh(ctx, st, keys[i]) // the head
+		followers[i].refresh(ctx, st, keys[i], DefaultMaxReadBytes) // the head
 	}
 	for round := range 12 {
 		for i, k := range keys {
@@ -71,7 +71,7 @@ func TestStreamTailBytes(t *testing.T) {
 				t.Fatal(err)
 			}
 			f := followers[i]
-			f.refresh(ctx, st, k)
+			f.refresh(ctx, st, k, DefaultMaxReadBytes)
 			if f.bytes > maxTailBytes {
 				t.Fatalf("round %d stream %d: %d bytes, bound %d", round, i, f.bytes, maxTailBytes)
 			}

@@ -226,9 +226,13 @@ func (s *Server) handleBusPoll(w http.ResponseWriter, r *http.Request, p *Princi
 	}
 
 	out := hive.BusPollV1{Schema: hive.BusPollSchema, Frames: []hive.BusFrameV1{}}
+	// size is the data of the frames taken: each stream is read within what is left of
+	// Limits.MaxReadBytes (a stream the budget stopped goes on from its cursor at the next
+	// poll), so an answer holds MaxReadBytes and one entry at most.
+	size := 0
 	for _, k := range streams {
 		budget := hive.MaxBusReplay - len(out.Frames)
-		if budget == 0 {
+		if budget == 0 || size >= s.limits.MaxReadBytes {
 			break
 		}
 		viewer := &store.Viewer{Org: p.Org, Instance: p.InstanceID}
@@ -241,12 +245,13 @@ func (s *Server) handleBusPoll(w http.ResponseWriter, r *http.Request, p *Princi
 			}
 			viewer = v
 		}
-		entries, err := s.store.ReadStream(ctx, k, store.ReadQuery{After: pos[k], Limit: budget, Viewer: viewer})
+		entries, err := s.store.ReadStream(ctx, k, store.ReadQuery{After: pos[k], Limit: budget, Viewer: viewer, MaxBytes: s.limits.MaxReadBytes - size})
 		if err != nil {
 			writeBusError(w, s.busStoreErr(ctx, "read stream", err))
 			return
 		}
 		for _, e := range entries {
+			size += store.EntryBytes(e)
 			f, err := s.entryFrame(e, p)
 			if err != nil {
 				writeBusError(w, s.busStoreErr(ctx, "render", err))

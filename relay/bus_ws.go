@@ -37,6 +37,23 @@ import (
 // busPumpPage is how many stream entries one pump read takes.
 const busPumpPage = 256
 
+// pageMayContinue reports whether a stream page read with limit and the byte budget maxBytes
+// (store.ReadQuery.MaxBytes) may have stopped before the stream's end: it is full, or the entry
+// after it may not have fit the budget (no entry's data is larger than a bus frame).
+func pageMayContinue(entries []store.StreamEntry, limit, maxBytes int) bool {
+	if len(entries) >= limit {
+		return true
+	}
+	if len(entries) == 0 {
+		return false
+	}
+	size := 0
+	for _, e := range entries {
+		size += store.EntryBytes(e)
+	}
+	return size+hive.MaxBusFrameBytes > maxBytes
+}
+
 // outFrame is one queued frame; stream and seq are set for stream frames, so the writer can
 // track the last delivered seq per stream, and close ends the socket after what came before.
 type outFrame struct {
@@ -621,19 +638,28 @@ func (sock *busSocket) hello(f *hive.FrameHello, first bool) bool {
 		}
 		fl := &follow{cursor: head, channel: want[k], src: src}
 		if c, ok := cursors[fl.channel]; ok && fl.channel != "" && c < head {
-			entries, err := s.store.ReadStream(sock.ctx, k, store.ReadQuery{After: c, Limit: hive.MaxBusReplay, Viewer: sock.viewerOn(fl.channel)})
-			if err != nil {
-				sock.sendError(nil, s.busStoreErr(sock.ctx, "replay", err))
-			}
-			for _, e := range entries {
-				data, err := sock.render(e)
+			// Up to MaxBusReplay entries, read in pages within MaxReadBytes.
+			for replayed, after := 0, c; replayed < hive.MaxBusReplay; {
+				limit := hive.MaxBusReplay - replayed
+				entries, err := s.store.ReadStream(sock.ctx, k, store.ReadQuery{After: after, Limit: limit, Viewer: sock.viewerOn(fl.channel), MaxBytes: s.limits.MaxReadBytes})
 				if err != nil {
-					continue
+					sock.sendError(nil, s.busStoreErr(sock.ctx, "replay", err))
+					break
 				}
-				if !sock.enqueue(outFrame{data: data, stream: k, seq: e.Seq}) {
-					return false
+				for _, e := range entries {
+					after, replayed = e.Seq, replayed+1
+					data, err := sock.render(e)
+					if err != nil {
+						continue
+					}
+					if !sock.enqueue(outFrame{data: data, stream: k, seq: e.Seq}) {
+						return false
+					}
+					fl.cursor = max(fl.cursor, e.Seq)
 				}
-				fl.cursor = max(fl.cursor, e.Seq)
+				if !pageMayContinue(entries, limit, s.limits.MaxReadBytes) {
+					break
+				}
 			}
 		}
 		sock.follows[k] = fl
@@ -805,7 +831,7 @@ func (sock *busSocket) pumpStreams(dirty map[store.StreamKey]struct{}) bool {
 			entries, fromTail := fl.src.since(fl.cursor)
 			if !fromTail {
 				var err error
-				entries, err = s.store.ReadStream(sock.ctx, k, store.ReadQuery{After: fl.cursor, Limit: busPumpPage, Viewer: sock.viewerOn(fl.channel)})
+				entries, err = s.store.ReadStream(sock.ctx, k, store.ReadQuery{After: fl.cursor, Limit: busPumpPage, Viewer: sock.viewerOn(fl.channel), MaxBytes: s.limits.MaxReadBytes})
 				if err != nil {
 					if !errors.Is(err, context.Canceled) {
 						s.log.LogAttrs(sock.ctx, slog.LevelWarn, "bus stream read failed", slog.String("error", err.Error()))
@@ -829,7 +855,7 @@ func (sock *busSocket) pumpStreams(dirty map[store.StreamKey]struct{}) bool {
 				}
 				fl.cursor = e.Seq
 			}
-			if fromTail || len(entries) < busPumpPage {
+			if fromTail || !pageMayContinue(entries, busPumpPage, s.limits.MaxReadBytes) {
 				break
 			}
 		}

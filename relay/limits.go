@@ -38,6 +38,11 @@ type Limits struct {
 	// more answers 431 in the error body. [Server.Serve] lets net/http read up to twice as
 	// much before it cuts the connection itself.
 	MaxHeaderBytes int
+	// MaxReadBytes bounds the data of one page of bus stream entries the relay reads from the
+	// store (default 4 MiB): a sealed message can be over a megabyte, so a page of 500 could be
+	// most of a gigabyte. A page it stops is read on after its last entry; a poll answer holds
+	// about this much at most.
+	MaxReadBytes int
 }
 
 // Defaults of relay.md §3.
@@ -50,7 +55,9 @@ const (
 	DefaultMaxStreams = 4096
 	// DefaultSubscriberQueueBytes is Limits.SubscriberQueueBytes's default.
 	DefaultSubscriberQueueBytes = 16 << 20
-	DefaultReadTimeout          = 30 * time.Second
+	// DefaultMaxReadBytes is Limits.MaxReadBytes's default.
+	DefaultMaxReadBytes = 4 << 20
+	DefaultReadTimeout  = 30 * time.Second
 
 	// MaxReadLimit is the largest `limit` of GET /v1/runs/{runId}/events (relay.md §2);
 	// DefaultReadLimit is used when it is absent.
@@ -85,6 +92,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxHeaderBytes <= 0 {
 		l.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	if l.MaxReadBytes <= 0 {
+		l.MaxReadBytes = DefaultMaxReadBytes
 	}
 	return l
 }

@@ -625,16 +625,27 @@ func (s *Server) handleListMessages(w http.ResponseWriter, r *http.Request, p *P
 		}
 		after = m.Seq
 	}
-	msgs, err := s.store.ReadMessages(ctx, q.stream, store.ReadQuery{
-		After: after, Limit: q.limit + 1, ThreadID: q.threadID, Viewer: &store.Viewer{Org: p.Org, Instance: p.InstanceID},
-	})
+	rq := store.ReadQuery{After: after, Limit: q.limit + 1, ThreadID: q.threadID, Viewer: &store.Viewer{Org: p.Org, Instance: p.InstanceID},
+		MaxBytes: s.limits.MaxReadBytes}
+	msgs, err := s.store.ReadMessages(ctx, q.stream, rq)
 	if err != nil {
 		writeBusError(w, s.busStoreErr(ctx, "read messages", err))
 		return
 	}
 	list := hive.MessageListV1{Schema: hive.MessageListSchema, Messages: make([]hive.MessageDeliveryV1, 0, min(len(msgs), q.limit))}
-	if len(msgs) > q.limit {
-		msgs = msgs[:q.limit]
+	more := len(msgs) > q.limit
+	if !more && pageMayContinue(messageEntries(msgs), q.limit+1, rq.MaxBytes) {
+		// The byte budget may have stopped the page: one more message says whether any follows.
+		rq.After, rq.Limit = msgs[len(msgs)-1].Seq, 1
+		next, err := s.store.ReadMessages(ctx, q.stream, rq)
+		if err != nil {
+			writeBusError(w, s.busStoreErr(ctx, "read messages", err))
+			return
+		}
+		more = len(next) > 0
+	}
+	if more {
+		msgs = msgs[:min(len(msgs), q.limit)]
 		list.Next = new(msgs[len(msgs)-1].GID)
 	}
 	for _, m := range msgs {
@@ -694,16 +705,26 @@ func (s *Server) handleCatchUp(w http.ResponseWriter, r *http.Request, p *Princi
 		writeBusError(w, s.busStoreErr(r.Context(), "announcements", err))
 		return
 	}
-	entries, err := s.store.ReadStream(r.Context(), stream, store.ReadQuery{
-		After: after, Limit: limit + 1, Viewer: viewer,
-	})
+	rq := store.ReadQuery{After: after, Limit: limit + 1, Viewer: viewer, MaxBytes: s.limits.MaxReadBytes}
+	entries, err := s.store.ReadStream(r.Context(), stream, rq)
 	if err != nil {
 		writeBusError(w, s.busStoreErr(r.Context(), "read stream", err))
 		return
 	}
 	out := hive.BusEventsV1{Schema: hive.BusEventsSchema, Channel: channel, Events: make([]hive.BusFrameV1, 0, min(len(entries), limit))}
-	if len(entries) > limit {
-		entries = entries[:limit]
+	more := len(entries) > limit
+	if !more && pageMayContinue(entries, limit+1, rq.MaxBytes) {
+		// The byte budget may have stopped the page: one more entry says whether any follows.
+		rq.After, rq.Limit = entries[len(entries)-1].Seq, 1
+		next, err := s.store.ReadStream(r.Context(), stream, rq)
+		if err != nil {
+			writeBusError(w, s.busStoreErr(r.Context(), "read stream", err))
+			return
+		}
+		more = len(next) > 0
+	}
+	if more {
+		entries = entries[:min(len(entries), limit)]
 		out.NextAfterSeq = new(uint64(entries[len(entries)-1].Seq))
 	}
 	for _, e := range entries {
@@ -848,4 +869,13 @@ func (s *Server) sweepBus(ctx context.Context, now time.Time) error {
 		}
 	}
 	return nil
+}
+
+// messageEntries views messages as stream entries (pageMayContinue).
+func messageEntries(msgs []store.StoredMessage) []store.StreamEntry {
+	out := make([]store.StreamEntry, len(msgs))
+	for i := range msgs {
+		out[i] = store.StreamEntry{Seq: msgs[i].Seq, Message: &msgs[i]}
+	}
+	return out
 }

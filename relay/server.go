@@ -386,6 +386,7 @@ func New(cfg Config) (*Server, error) {
 		grants:       grants{set: map[*grant]struct{}{}},
 		recheck:      make(chan struct{}, 1),
 	}
+	s.bus.readBytes = s.limits.MaxReadBytes
 	s.auth.Store(cfg.Auth)
 	if cfg.Viewer != nil {
 		s.viewer = s.instrument("viewer", cfg.Viewer)

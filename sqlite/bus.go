@@ -603,7 +603,7 @@ func messageQuery(streamID int64, q store.ReadQuery, now int64, limit int) (thre
 
 // readMessages runs the ReadMessages range; tx, when not nil, is the read transaction to run
 // it in.
-func (s *Store) readMessages(ctx context.Context, tx *sql.Tx, k store.StreamKey, streamID int64, q store.ReadQuery, now int64) ([]store.StoredMessage, error) {
+func (s *Store) readMessages(ctx context.Context, tx *sql.Tx, k store.StreamKey, streamID int64, q store.ReadQuery, now int64) (_ []store.StoredMessage, cut bool, _ error) {
 	thread, viewer, args := messageQuery(streamID, q, now, q.Limit)
 	st := s.rd.messages[thread][viewer]
 	if tx != nil {
@@ -611,23 +611,29 @@ func (s *Store) readMessages(ctx context.Context, tx *sql.Tx, k store.StreamKey,
 	}
 	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
-		return nil, s.readErr(err)
+		return nil, false, s.readErr(err)
 	}
 	defer rows.Close()
 	out := make([]store.StoredMessage, 0, min(q.Limit, 16)) // a live read usually finds one or two
+	size := 0
 	for rows.Next() {
 		var r msgRow
 		if err := rows.Scan(r.dest()...); err != nil {
-			return nil, s.readErr(err)
+			return nil, false, s.readErr(err)
 		}
 		m := r.message()
 		m.Stream = k
+		if overBudget(q.MaxBytes, len(out), size, len(m.Data)) {
+			cut = true
+			break
+		}
+		size += len(m.Data)
 		out = append(out, m)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, s.readErr(err)
+		return nil, false, s.readErr(err)
 	}
-	return out, nil
+	return out, cut, nil
 }
 
 // ReadMessages implements [store.BusStore.ReadMessages] on the reader pool. Stream rows are
@@ -644,7 +650,8 @@ func (s *Store) ReadMessages(ctx context.Context, stream store.StreamKey, q stor
 	if err != nil || !ok {
 		return nil, err
 	}
-	return s.readMessages(ctx, nil, stream, id, q, s.now().UnixNano())
+	msgs, _, err := s.readMessages(ctx, nil, stream, id, q, s.now().UnixNano())
+	return msgs, err
 }
 
 // ReadStream implements [store.BusStore.ReadStream]: the messages, task events and publishes
@@ -675,35 +682,61 @@ func (s *Store) readStreamFile(ctx context.Context, stream store.StreamKey, q st
 		return nil, err
 	}
 	now := s.now().UnixNano()
-	msgs, err := s.readMessages(ctx, tx, stream, id, q, now)
-	if err != nil {
-		return nil, err
-	}
-	pubs, err := s.readPublishes(ctx, tx, stream, id, q, now)
-	if err != nil {
-		return nil, err
-	}
-	var tasks []store.TaskProposal
-	if q.ThreadID == "" {
-		rows, err := tx.StmtContext(ctx, s.rd.streamTasks).QueryContext(ctx, id, q.After, q.Limit)
-		if err != nil {
-			return nil, s.readErr(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var r propRow
-			if err := rows.Scan(r.dest()...); err != nil {
-				return nil, s.readErr(err)
+	// Each kind is read after a cursor within the byte budget; a list the budget cut is read
+	// on after its last entry when the merge reaches its end, so the page is exact.
+	at := func(after int64) store.ReadQuery { r := q; r.After = after; return r }
+	msgs := &pageList[store.StoredMessage]{seq: func(m *store.StoredMessage) int64 { return m.Seq },
+		fetch: func(after int64) ([]store.StoredMessage, bool, error) {
+			return s.readMessages(ctx, tx, stream, id, at(after), now)
+		}}
+	pubs := &pageList[store.StoredPublish]{seq: func(p *store.StoredPublish) int64 { return p.Seq },
+		fetch: func(after int64) ([]store.StoredPublish, bool, error) {
+			return s.readPublishes(ctx, tx, stream, id, at(after), now)
+		}}
+	tasks := &pageList[store.TaskProposal]{seq: func(p *store.TaskProposal) int64 { return p.Seq },
+		fetch: func(after int64) ([]store.TaskProposal, bool, error) {
+			if q.ThreadID != "" {
+				return nil, false, nil // task events belong to no thread
 			}
-			p := r.proposal()
-			p.Stream = stream
-			tasks = append(tasks, p)
-		}
-		if err := rows.Err(); err != nil {
-			return nil, s.readErr(err)
-		}
+			return s.readTasks(ctx, tx, stream, id, at(after))
+		}}
+	return mergeEntries(q, msgs, tasks, pubs)
+}
+
+// readTasks runs the ReadStream task-event range inside the read transaction, within
+// q.MaxBytes (cut reports that the budget stopped it).
+func (s *Store) readTasks(ctx context.Context, tx *sql.Tx, k store.StreamKey, streamID int64, q store.ReadQuery) (_ []store.TaskProposal, cut bool, _ error) {
+	rows, err := tx.StmtContext(ctx, s.rd.streamTasks).QueryContext(ctx, streamID, q.After, q.Limit)
+	if err != nil {
+		return nil, false, s.readErr(err)
 	}
-	return mergeEntries(msgs, tasks, pubs, q.Limit), nil
+	defer rows.Close()
+	var out []store.TaskProposal
+	size := 0
+	for rows.Next() {
+		var r propRow
+		if err := rows.Scan(r.dest()...); err != nil {
+			return nil, false, s.readErr(err)
+		}
+		p := r.proposal()
+		p.Stream = k
+		if overBudget(q.MaxBytes, len(out), size, len(p.Data)) {
+			cut = true
+			break
+		}
+		size += len(p.Data)
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, s.readErr(err)
+	}
+	return out, cut, nil
+}
+
+// overBudget reports whether an entry of n bytes, after have entries of size bytes, would
+// bring a page past maxBytes (relay.md §3; the first entry always fits).
+func overBudget(maxBytes, have, size, n int) bool {
+	return maxBytes > 0 && have > 0 && size+n > maxBytes
 }
 
 // StreamLastSeq implements [store.BusStore.StreamLastSeq].

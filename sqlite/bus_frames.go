@@ -162,62 +162,138 @@ func publishQuery(streamID int64, q store.ReadQuery, now int64) (string, []any) 
 }
 
 // readPublishes runs the ReadStream publish query inside the read transaction.
-func (s *Store) readPublishes(ctx context.Context, tx *sql.Tx, k store.StreamKey, streamID int64, q store.ReadQuery, now int64) ([]store.StoredPublish, error) {
+func (s *Store) readPublishes(ctx context.Context, tx *sql.Tx, k store.StreamKey, streamID int64, q store.ReadQuery, now int64) (_ []store.StoredPublish, cut bool, _ error) {
 	if q.ThreadID != "" {
-		return nil, nil // publishes belong to no thread
+		return nil, false, nil // publishes belong to no thread
 	}
 	text, args := publishQuery(streamID, q, now)
 	rows, err := tx.QueryContext(ctx, text, args...)
 	if err != nil {
-		return nil, s.readErr(err)
+		return nil, false, s.readErr(err)
 	}
 	defer rows.Close()
 	var out []store.StoredPublish
+	size := 0
 	for rows.Next() {
 		var r pubRow
 		if err := rows.Scan(r.dest()...); err != nil {
-			return nil, s.readErr(err)
+			return nil, false, s.readErr(err)
 		}
 		p := r.publish()
 		p.Stream = k
+		if overBudget(q.MaxBytes, len(out), size, len(p.Data)) {
+			cut = true
+			break
+		}
+		size += len(p.Data)
 		out = append(out, p)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, s.readErr(err)
+		return nil, false, s.readErr(err)
+	}
+	return out, cut, nil
+}
+
+// pageList is one kind of a stream's entries (messages, task events, publishes) in seq order,
+// read page by page: fetch reads the entries after a seq, and reports whether the byte budget
+// cut them (more may follow).
+type pageList[T any] struct {
+	fetch   func(after int64) ([]T, bool, error)
+	seq     func(*T) int64
+	items   []T
+	last    T // the last entry taken
+	cut     bool
+	started bool
+}
+
+// head returns the list's next entry, reading on when it ran out at a cut; nil at its end.
+func (l *pageList[T]) head(after int64) (*T, error) {
+	if len(l.items) == 0 && (!l.started || l.cut) {
+		if l.started {
+			after = l.seq(&l.last)
+		}
+		items, cut, err := l.fetch(after)
+		if err != nil {
+			return nil, err
+		}
+		l.items, l.cut, l.started = items, cut, true
+	}
+	if len(l.items) == 0 {
+		return nil, nil
+	}
+	return &l.items[0], nil
+}
+
+// pop takes the head.
+func (l *pageList[T]) pop() { l.last, l.items = l.items[0], l.items[1:] }
+
+// mergeEntries merges the kinds of a stream into its first q.Limit entries after q.After,
+// stopping before the entry that would bring their Data past q.MaxBytes (the first one always
+// goes). A kind's first fetch holds its first Limit entries, or fewer when the byte budget cut
+// it; a cut kind is fetched again after its last entry when the merge reaches it, so the page
+// is exact: it stops short of Limit only at the end of the stream or at the budget.
+func mergeEntries(q store.ReadQuery, msgs *pageList[store.StoredMessage], tasks *pageList[store.TaskProposal], pubs *pageList[store.StoredPublish]) ([]store.StreamEntry, error) {
+	var out []store.StreamEntry
+	size := 0
+	for len(out) < q.Limit {
+		m, err := msgs.head(q.After)
+		if err != nil {
+			return nil, err
+		}
+		t, err := tasks.head(q.After)
+		if err != nil {
+			return nil, err
+		}
+		p, err := pubs.head(q.After)
+		if err != nil {
+			return nil, err
+		}
+		ms, ts, ps := none, none, none
+		if m != nil {
+			ms = m.Seq
+		}
+		if t != nil {
+			ts = t.Seq
+		}
+		if p != nil {
+			ps = p.Seq
+		}
+		var e store.StreamEntry
+		switch {
+		case m == nil && t == nil && p == nil:
+			return out, nil
+		case ms <= ts && ms <= ps:
+			mc := *m
+			e = store.StreamEntry{Seq: ms, Message: &mc}
+		case ts <= ps:
+			tc := *t
+			e = store.StreamEntry{Seq: ts, Task: &tc}
+		default:
+			pc := *p
+			e = store.StreamEntry{Seq: ps, Publish: &pc}
+		}
+		n := store.EntryBytes(e)
+		if overBudget(q.MaxBytes, len(out), size, n) {
+			break
+		}
+		switch {
+		case e.Message != nil:
+			msgs.pop()
+		case e.Task != nil:
+			tasks.pop()
+		default:
+			pubs.pop()
+		}
+		size += n
+		out = append(out, e)
+	}
+	if out == nil {
+		out = []store.StreamEntry{}
 	}
 	return out, nil
 }
 
-// mergeEntries merges the seq-ordered lists of a stream into its first limit entries. Each list
-// holds its limit first entries, so the first limit of the merge are exact.
-func mergeEntries(msgs []store.StoredMessage, tasks []store.TaskProposal, pubs []store.StoredPublish, limit int) []store.StreamEntry {
-	out := make([]store.StreamEntry, 0, min(limit, len(msgs)+len(tasks)+len(pubs)))
-	for len(out) < limit && (len(msgs) > 0 || len(tasks) > 0 || len(pubs) > 0) {
-		const none = int64(1<<63 - 1)
-		m, t, p := none, none, none
-		if len(msgs) > 0 {
-			m = msgs[0].Seq
-		}
-		if len(tasks) > 0 {
-			t = tasks[0].Seq
-		}
-		if len(pubs) > 0 {
-			p = pubs[0].Seq
-		}
-		switch {
-		case m <= t && m <= p:
-			out = append(out, store.StreamEntry{Seq: m, Message: &msgs[0]})
-			msgs = msgs[1:]
-		case t <= p:
-			out = append(out, store.StreamEntry{Seq: t, Task: &tasks[0]})
-			tasks = tasks[1:]
-		default:
-			out = append(out, store.StreamEntry{Seq: p, Publish: &pubs[0]})
-			pubs = pubs[1:]
-		}
-	}
-	return out
-}
+const none = int64(1<<63 - 1)
 
 // hoCols are the bus_handoffs columns of a hoRow, in its order.
 const hoCols = `h.id, h.org, h.handoff_id, h.channel, h.from_instance, h.from_agent, h.to_instance, h.to_agent, h.state,

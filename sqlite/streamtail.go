@@ -139,11 +139,16 @@ func (t *streamTail) read(k store.StreamKey, q store.ReadQuery, now int64) (_ []
 	}
 	i := sort.Search(len(ts.entries), func(i int) bool { return ts.entries[i].Seq > q.After })
 	out := make([]store.StreamEntry, 0, min(q.Limit, len(ts.entries)-i))
+	size := 0
 	for ; i < len(ts.entries) && len(out) < q.Limit; i++ {
 		m := ts.entries[i]
 		if !visible(nanos(m.ExpiresAt), now) {
 			continue
 		}
+		if overBudget(q.MaxBytes, len(out), size, len(m.Data)) {
+			break
+		}
+		size += len(m.Data)
 		out = append(out, store.StreamEntry{Seq: m.Seq, Message: &m})
 	}
 	return out, true

@@ -92,7 +92,7 @@ func TestStreamTailMatchesFile(t *testing.T) {
 					}
 					for _, after := range cursors {
 						for _, limit := range []int{1, 3, 500} {
-							q := store.ReadQuery{After: after, Limit: limit}
+							q := store.ReadQuery{After: after, Limit: limit, MaxBytes: []int{0, 1, 40}[rng.IntN(3)]}
 							got, err := st.ReadStream(ctx, k, q)
 							if err != nil {
 								t.Fatal(err)

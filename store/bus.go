@@ -316,6 +316,25 @@ type ReadQuery struct {
 	// bound to it (S20: "a direct message reaches only the bound recipient instance and the
 	// sender").
 	Viewer *Viewer
+	// MaxBytes, when positive, also stops the page before the entry that would bring the Data
+	// of its entries past MaxBytes; the first entry is returned whatever its size. A page of
+	// 500 sealed messages of a megabyte would otherwise be half a gigabyte (relay.md §3: what
+	// a reader makes the relay hold is bounded by bytes). A page stopped this way has fewer
+	// than Limit entries although more follow: read on after its last entry.
+	MaxBytes int
+}
+
+// EntryBytes is what an entry counts against [ReadQuery.MaxBytes]: its Data.
+func EntryBytes(e StreamEntry) int {
+	switch {
+	case e.Message != nil:
+		return len(e.Message.Data)
+	case e.Publish != nil:
+		return len(e.Publish.Data)
+	case e.Task != nil:
+		return len(e.Task.Data)
+	}
+	return 0
 }
 
 // TaskProposalWrite is the task proposal of a question past its deadline (hive.md S13).

@@ -223,6 +223,8 @@ func ValidateReadQuery(k StreamKey, q ReadQuery) error {
 		return fmt.Errorf("%w: limit %d is not positive", ErrInvalid, q.Limit)
 	case q.Viewer != nil && (q.Viewer.Org == "" || q.Viewer.Instance == ""):
 		return fmt.Errorf("%w: viewer without org or instance", ErrInvalid)
+	case q.MaxBytes < 0:
+		return fmt.Errorf("%w: negative byte budget %d", ErrInvalid, q.MaxBytes)
 	}
 	return nil
 }

@@ -40,6 +40,7 @@ func RunBus(t *testing.T, open Opener) {
 		{"QueuedInOrder", testBusQueuedInOrder},
 		{"ReadMessages", testBusReadMessages},
 		{"ReadStream", testBusReadStream},
+		{"ReadBytes", testBusReadBytes},
 		{"Receipts", testBusReceipts},
 		{"TaskProposals", testBusTaskProposals},
 		{"Retention", testBusRetention},
@@ -1403,5 +1404,110 @@ func testBusClosed(t *testing.T, h *harness) {
 		}
 	case <-time.After(wait):
 		t.Fatal("SubscribeStream after Close: channel not closed")
+	}
+}
+
+// testBusReadBytes: ReadQuery.MaxBytes stops a page before the entry that would bring its
+// entries' Data past the budget, the first entry whatever its size; paging on after the last
+// entry of each page reads the whole stream in order, and a page stopped short is one whose
+// next entry did not fit (ReadStream across messages, task events and publishes, and
+// ReadMessages).
+func testBusReadBytes(t *testing.T, h *harness) {
+	s, _ := h.fresh(t)
+	ctx := context.Background()
+	k := store.OrgStream("org-a", ChannelGeneral)
+	sizes := []int{10, 300, 40, 700, 5, 5, 5, 250, 1200, 60, 80, 90, 400}
+	for i, n := range sizes {
+		pad := strings.Repeat("x", n)
+		switch i % 4 {
+		case 3: // a publish
+			p := Publish(k, "inst-1", fmt.Sprintf("p%d", i))
+			p.Data = fmt.Appendf(nil, `{"p":%q}`, pad)
+			busPublish(t, s, p)
+		default:
+			w := Message(k, "org-a", "inst-1", fmt.Sprintf("m%d", i))
+			w.Data = fmt.Appendf(nil, `{"m":%q}`, pad)
+			if i%4 == 2 {
+				w.Type, w.Deadline = "question", time.Now().Add(-time.Minute)
+			}
+			q := send(t, s, w)
+			if i%4 == 2 {
+				propose(t, s, k, q.GID, true) // a task event after the question
+			}
+		}
+	}
+	all, err := s.ReadStream(ctx, k, store.ReadQuery{Limit: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	allMsgs, err := s.ReadMessages(ctx, k, store.ReadQuery{Limit: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seqs := func(es []store.StreamEntry) []int64 {
+		out := make([]int64, len(es))
+		for i, e := range es {
+			out[i] = e.Seq
+		}
+		return out
+	}
+	for _, budget := range []int{1, 100, 320, 800, 5000} {
+		for _, limit := range []int{1, 4, 500} {
+			// ReadStream.
+			var got []store.StreamEntry
+			after := int64(0)
+			for {
+				page, err := s.ReadStream(ctx, k, store.ReadQuery{After: after, Limit: limit, MaxBytes: budget})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(page) == 0 {
+					break
+				}
+				size := 0
+				for _, e := range page {
+					size += store.EntryBytes(e)
+				}
+				if len(page) > 1 && size > budget {
+					t.Fatalf("budget %d limit %d after %d: a page of %d entries holds %d bytes", budget, limit, after, len(page), size)
+				}
+				got = append(got, page...)
+				if n := len(got); len(page) < limit && n < len(all) && size+store.EntryBytes(all[n]) <= budget {
+					t.Fatalf("budget %d limit %d after %d: the page stopped at %d bytes before an entry of %d that fits",
+						budget, limit, after, size, store.EntryBytes(all[n]))
+				}
+				after = page[len(page)-1].Seq
+			}
+			if fmt.Sprint(seqs(got)) != fmt.Sprint(seqs(all)) {
+				t.Fatalf("budget %d limit %d: paged %v, the stream is %v", budget, limit, seqs(got), seqs(all))
+			}
+			// ReadMessages.
+			var gotMsgs []store.StoredMessage
+			after = 0
+			for {
+				page, err := s.ReadMessages(ctx, k, store.ReadQuery{After: after, Limit: limit, MaxBytes: budget})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(page) == 0 {
+					break
+				}
+				size := 0
+				for _, m := range page {
+					size += len(m.Data)
+				}
+				if len(page) > 1 && size > budget {
+					t.Fatalf("ReadMessages budget %d limit %d: a page of %d messages holds %d bytes", budget, limit, len(page), size)
+				}
+				gotMsgs = append(gotMsgs, page...)
+				after = page[len(page)-1].Seq
+			}
+			if len(gotMsgs) != len(allMsgs) {
+				t.Fatalf("ReadMessages budget %d limit %d: paged %d messages, want %d", budget, limit, len(gotMsgs), len(allMsgs))
+			}
+		}
+	}
+	if _, err := s.ReadStream(ctx, k, store.ReadQuery{Limit: 1, MaxBytes: -1}); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("a negative byte budget: %v, want ErrInvalid", err)
 	}
 }
