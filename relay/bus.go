@@ -365,18 +365,28 @@ func tailCost(e store.StreamEntry) int64 {
 	return int64(n)
 }
 
-// trimLocked drops the tail's oldest entries until it is within its bounds (f.mu held).
+// trimLocked drops the tail's oldest entries when it is past a bound (f.mu held): down to
+// three quarters of it, so that a full tail is copied once every quarter of its length, not at
+// every commit.
 func (f *streamFollowers) trimLocked() {
+	if len(f.tail) <= maxTail && f.bytes <= maxTailBytes && f.total.Load() <= maxTailTotal {
+		return
+	}
 	n, drop := 0, int64(0)
-	for n < len(f.tail) && (len(f.tail)-n > maxTail || f.bytes-drop > maxTailBytes || f.total.Load()-drop > maxTailTotal) {
+	for n < len(f.tail) && (len(f.tail)-n > maxTail*3/4 || f.bytes-drop > maxTailBytes*3/4 ||
+		f.total.Load()-drop > maxTailTotal-maxTailBytes/4) {
 		drop += tailCost(f.tail[n])
 		n++
 	}
 	if n == 0 {
-		return
+		return // empty: the other streams hold the total
 	}
 	f.from = f.tail[n-1].Seq
-	f.tail = append([]store.StreamEntry(nil), f.tail[n:]...) // the dropped entries are released
+	// A new array, so the dropped entries are released (a follower may still range over the
+	// old one); room for the next quarter, so appends do not copy it again.
+	kept := make([]store.StreamEntry, len(f.tail)-n, maxTail+busPumpPage)
+	copy(kept, f.tail[n:])
+	f.tail = kept
 	f.bytes -= drop
 	f.total.Add(-drop)
 }

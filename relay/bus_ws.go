@@ -160,6 +160,11 @@ func (s *Server) handleBusSocket(w http.ResponseWriter, r *http.Request, p *Prin
 		sent:      map[string]struct{}{},
 		delivered: map[store.StreamKey]int64{},
 	}
+	// Ending the socket's context closes the connection, which ends a read or write in
+	// progress: reads and writes then need no context each (one per frame cost a timer and
+	// an AfterFunc registration per message).
+	stopClosing := context.AfterFunc(ctx, func() { _ = conn.CloseNow() })
+	defer stopClosing()
 	if !s.bus.addSocket(sock) {
 		_ = conn.Close(websocket.StatusGoingAway, "server shutting down")
 		cancel()
@@ -269,7 +274,7 @@ func (sock *busSocket) keepalive() {
 // queued a closing `error` (a protocol violation).
 func (sock *busSocket) readLoop() bool {
 	for {
-		typ, data, err := sock.conn.Read(sock.ctx)
+		typ, data, err := sock.conn.Read(context.Background()) // sock.ctx closes the connection
 		if err != nil {
 			return false
 		}
@@ -910,6 +915,11 @@ func (sock *busSocket) cut() {
 // request, a failed write or shutdown.
 func (sock *busSocket) writer() {
 	s := sock.s
+	// A write that takes longer than WriteTimeout ends the socket (its context closes the
+	// connection, which ends the write); one timer, re-armed for each frame.
+	timedOut := time.AfterFunc(time.Hour, sock.cancel)
+	timedOut.Stop()
+	defer timedOut.Stop()
 	for {
 		select {
 		case <-sock.ctx.Done():
@@ -929,9 +939,11 @@ func (sock *busSocket) writer() {
 				sock.cancel()
 				return
 			}
-			ctx, cancel := context.WithTimeout(sock.ctx, s.cfg.WriteTimeout)
-			err := sock.conn.Write(ctx, websocket.MessageText, f.data)
-			cancel()
+			timedOut.Reset(s.cfg.WriteTimeout)
+			err := sock.conn.Write(context.Background(), websocket.MessageText, f.data)
+			if !timedOut.Stop() && err == nil {
+				err = context.DeadlineExceeded // the timer fired: the socket is ending
+			}
 			if err != nil {
 				sock.cancel()
 				return
