@@ -187,7 +187,10 @@ func (o *msgOp) exec(ctx context.Context, w *writer, g *groupState) error {
 	// and the send is stored anew).
 	var orig msgRow
 	k := &orig.m.Stream
-	err := w.bus.byClient.QueryRowContext(ctx, m.SenderOrg, m.SenderInstance, m.ClientMsgID).Scan(orig.dest(&k.Network, &k.Org, &k.Name)...)
+	err := sql.ErrNoRows
+	if !w.s.clientIDs.absent(m.SenderOrg, m.SenderInstance, m.ClientMsgID) {
+		err = w.bus.byClient.QueryRowContext(ctx, m.SenderOrg, m.SenderInstance, m.ClientMsgID).Scan(orig.dest(&k.Network, &k.Org, &k.Name)...)
+	}
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
@@ -229,6 +232,11 @@ func (o *msgOp) exec(ctx context.Context, w *writer, g *groupState) error {
 	pending := 0
 	if !m.Deadline.IsZero() {
 		pending = 1
+	}
+	// Before the row: once the group commits, no reader may find a key the filter lacks.
+	w.s.clientIDs.add(m.SenderOrg, m.SenderInstance, m.ClientMsgID)
+	if w.s.clientIDs.full() {
+		w.s.rebuildClientFilter()
 	}
 	if _, err := w.bus.insMessage.ExecContext(ctx, gid, streamID, seq, m.SenderOrg, m.SenderInstance, m.ClientMsgID, m.Type,
 		thread, m.ReplyTo, m.ToOrg, m.ToInstance, nanos(m.Deadline), pending, nanos(m.ServerTime), nanos(m.ExpiresAt), m.Data); err != nil {
@@ -548,6 +556,9 @@ func (s *Store) LookupClientMsg(ctx context.Context, org, instance, clientMsgID 
 	}
 	if s.isClosed() {
 		return store.StoredMessage{}, store.ErrClosed
+	}
+	if s.clientIDs.absent(org, instance, clientMsgID) {
+		return store.StoredMessage{}, store.ErrNotFound
 	}
 	var r msgRow
 	k := &r.m.Stream

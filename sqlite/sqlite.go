@@ -94,8 +94,13 @@ type Store struct {
 	mu     sync.RWMutex // guards closed against the send on w.reqs
 	closed bool
 
-	runs, streams, envs store.Hub   // change notifications per lane
-	tail                *streamTail // the recent messages of each stream (streamtail.go)
+	runs, streams, envs store.Hub     // change notifications per lane
+	tail                *streamTail   // the recent messages of each stream (streamtail.go)
+	clientIDs           clientFilters // which S9 keys were never stored (clientfilter.go)
+	// bg ends the background work (the filter's scans) at Close; bgWG waits for it.
+	bg     context.Context
+	bgStop context.CancelFunc
+	bgWG   sync.WaitGroup
 
 	selRun, selEvents, selSnapshot *sql.Stmt
 	selChunks                      *sql.Stmt
@@ -217,6 +222,8 @@ func (s *Store) open() error {
 		}
 	}
 	go s.w.run()
+	s.bg, s.bgStop = context.WithCancel(context.Background())
+	s.rebuildClientFilter()
 	return nil
 }
 
@@ -263,6 +270,8 @@ func (s *Store) Close() error {
 	close(s.w.bg)
 	s.mu.Unlock()
 	<-s.w.done
+	s.bgStop()
+	s.bgWG.Wait()
 	s.runs.Close()
 	s.streams.Close()
 	s.envs.Close()

@@ -115,6 +115,8 @@ type writer struct {
 	// dropped is set by an op that deleted a bus message: after COMMIT the stream tail forgets
 	// every stream (streamtail.go).
 	dropped bool
+	// filters takes the client-id filter hand-overs (clientfilter.go), between groups.
+	filters chan filterReq
 }
 
 func newWriter(ctx context.Context, s *Store) (*writer, error) {
@@ -123,10 +125,11 @@ func newWriter(ctx context.Context, s *Store) (*writer, error) {
 		conn: s.conn,
 		// A deep queue lets many callers pile up behind one fsync; the group cap bounds
 		// the work per transaction.
-		reqs:  make(chan writeOp, 4*s.opts.MaxGroupRequests),
-		bg:    make(chan writeOp, 16),
-		done:  make(chan struct{}),
-		cache: newRunCache(),
+		reqs:    make(chan writeOp, 4*s.opts.MaxGroupRequests),
+		bg:      make(chan writeOp, 16),
+		done:    make(chan struct{}),
+		cache:   newRunCache(),
+		filters: make(chan filterReq),
 	}
 	if err := w.conn.QueryRowContext(ctx, `SELECT update_seq, clock FROM store_state WHERE id = 1`).Scan(&w.updateSeq, &w.clock); err != nil {
 		return nil, fmt.Errorf("sqlite: read store state: %w", err)
@@ -438,6 +441,11 @@ const backgroundMaxWait = 20 * time.Millisecond
 // when the background lane has not been served for backgroundMaxWait.
 func (w *writer) next(fg, bg <-chan writeOp) (op writeOp, background, ok bool) {
 	for fg != nil || bg != nil {
+		select {
+		case r := <-w.filters:
+			w.applyFilter(r)
+		default:
+		}
 		if bg != nil && time.Since(w.lastBG) > backgroundMaxWait {
 			select {
 			case op, ok := <-bg:
@@ -474,6 +482,8 @@ func (w *writer) next(fg, bg <-chan writeOp) (op writeOp, background, ok bool) {
 				return op, true, true
 			}
 			bg = nil
+		case r := <-w.filters:
+			w.applyFilter(r)
 		}
 	}
 	return nil, false, false
