@@ -61,7 +61,10 @@
 // unless the stream tail can answer it: after COMMIT the writer hands each stored message to
 // the tail (streamtail.go), which keeps each stream's recent messages, complete after a
 // cursor, so the relay's fan-out read after every commit costs no transaction (8 MiB and 1,024
-// messages per stream at most; a task event, a publish or a deleted message makes it forget). The bus and
+// messages per stream at most; a task event, a publish or a deleted message makes it forget).
+// Whether a client_msg_id was stored (S9: LookupClientMsg, and the writer's own check) is
+// answered "no" by a Bloom filter of the stored keys when it can (clientfilter.go: no false
+// "no"; at most 32 MiB), so a new message costs no lookup query. The bus and
 // notification reads are prepared once at Open and stay prepared on each pooled connection (see
 // readStmts), and none binds a value the query planner inspects, so no read parses or plans its
 // SQL again after a connection's first use.
