@@ -621,30 +621,14 @@ func (s *Store) readMessages(ctx context.Context, tx *sql.Tx, k store.StreamKey,
 		st = tx.StmtContext(ctx, st)
 	}
 	rows, err := st.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, false, s.readErr(err)
-	}
-	defer rows.Close()
 	out := make([]store.StoredMessage, 0, min(q.Limit, 16)) // a live read usually finds one or two
-	size := 0
-	for rows.Next() {
+	return scanPage(s, rows, err, out, q.MaxBytes, func() (store.StoredMessage, int, error) {
 		var r msgRow
-		if err := rows.Scan(r.dest()...); err != nil {
-			return nil, false, s.readErr(err)
-		}
+		err := rows.Scan(r.dest()...)
 		m := r.message()
 		m.Stream = k
-		if overBudget(q.MaxBytes, len(out), size, len(m.Data)) {
-			cut = true
-			break
-		}
-		size += len(m.Data)
-		out = append(out, m)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, false, s.readErr(err)
-	}
-	return out, cut, nil
+		return m, len(m.Data), err
+	})
 }
 
 // ReadMessages implements [store.BusStore.ReadMessages] on the reader pool. Stream rows are
@@ -718,25 +702,35 @@ func (s *Store) readStreamFile(ctx context.Context, stream store.StreamKey, q st
 // q.MaxBytes (cut reports that the budget stopped it).
 func (s *Store) readTasks(ctx context.Context, tx *sql.Tx, k store.StreamKey, streamID int64, q store.ReadQuery) (_ []store.TaskProposal, cut bool, _ error) {
 	rows, err := tx.StmtContext(ctx, s.rd.streamTasks).QueryContext(ctx, streamID, q.After, q.Limit)
+	return scanPage(s, rows, err, nil, q.MaxBytes, func() (store.TaskProposal, int, error) {
+		var r propRow
+		err := rows.Scan(r.dest()...)
+		p := r.proposal()
+		p.Stream = k
+		return p, len(p.Data), err
+	})
+}
+
+// scanPage reads the rows of a query (err is the query's) into out, within maxBytes
+// (store.ReadQuery.MaxBytes; cut reports that the budget stopped it): next scans the current
+// row and returns it with its data's size.
+func scanPage[T any](s *Store, rows *sql.Rows, err error, out []T, maxBytes int, next func() (T, int, error)) (_ []T, cut bool, _ error) {
 	if err != nil {
 		return nil, false, s.readErr(err)
 	}
 	defer rows.Close()
-	var out []store.TaskProposal
 	size := 0
 	for rows.Next() {
-		var r propRow
-		if err := rows.Scan(r.dest()...); err != nil {
+		v, n, err := next()
+		if err != nil {
 			return nil, false, s.readErr(err)
 		}
-		p := r.proposal()
-		p.Stream = k
-		if overBudget(q.MaxBytes, len(out), size, len(p.Data)) {
+		if overBudget(maxBytes, len(out), size, n) {
 			cut = true
 			break
 		}
-		size += len(p.Data)
-		out = append(out, p)
+		size += n
+		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, false, s.readErr(err)

@@ -168,30 +168,13 @@ func (s *Store) readPublishes(ctx context.Context, tx *sql.Tx, k store.StreamKey
 	}
 	text, args := publishQuery(streamID, q, now)
 	rows, err := tx.QueryContext(ctx, text, args...)
-	if err != nil {
-		return nil, false, s.readErr(err)
-	}
-	defer rows.Close()
-	var out []store.StoredPublish
-	size := 0
-	for rows.Next() {
+	return scanPage(s, rows, err, nil, q.MaxBytes, func() (store.StoredPublish, int, error) {
 		var r pubRow
-		if err := rows.Scan(r.dest()...); err != nil {
-			return nil, false, s.readErr(err)
-		}
+		err := rows.Scan(r.dest()...)
 		p := r.publish()
 		p.Stream = k
-		if overBudget(q.MaxBytes, len(out), size, len(p.Data)) {
-			cut = true
-			break
-		}
-		size += len(p.Data)
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, false, s.readErr(err)
-	}
-	return out, cut, nil
+		return p, len(p.Data), err
+	})
 }
 
 // pageList is one kind of a stream's entries (messages, task events, publishes) in seq order,
