@@ -26,9 +26,9 @@ import (
 //   - Expired messages leave their bits set. When the keys added since a filter was built
 //     reach its capacity, a larger one is built the same way and replaces it.
 //
-// Budget: 10 bits per key of capacity, at least 1 Mi keys (1.25 MiB) and at most
-// maxFilterBytes; past that the filter fills up and answers "maybe" more often (more queries,
-// the same answers).
+// Budget: 10 bits per key of capacity, at least 1 Mi keys (2 MiB, the size being a power of
+// two) and at most maxFilterBytes, twice that while a larger one is being filled; past it the
+// filter fills up and answers "maybe" more often (more queries, the same answers).
 type clientFilter struct {
 	words    []atomic.Uint64
 	mask     uint64 // bit index mask (the size is a power of two)
