@@ -1,15 +1,11 @@
 package wire
 
 import (
-	"flag"
-	"os"
 	"testing"
 
 	"github.com/agentwire/agentwire/internal/fuzzopt"
 )
 
 func TestMain(m *testing.M) {
-	flag.Parse()
-	fuzzopt.BoundMinimize() // a minimization of Go's default 60 s stalls a short run
-	os.Exit(m.Run())
+	fuzzopt.Main(m) // a minimization of Go's default 60 s stalls a short run
 }

@@ -9,7 +9,11 @@
 // the command line still wins.
 package fuzzopt
 
-import "flag"
+import (
+	"flag"
+	"os"
+	"testing"
+)
 
 // DefaultMinimize is the bound these packages give minimization: executions, not time, so
 // that it does not depend on the machine.
@@ -27,4 +31,12 @@ func BoundMinimize() {
 	if f := flag.Lookup("test.fuzzminimizetime"); f != nil && !set {
 		_ = f.Value.Set(DefaultMinimize)
 	}
+}
+
+// Main is a package's TestMain: it parses the flags, bounds minimization (BoundMinimize) and
+// runs the tests.
+func Main(m *testing.M) {
+	flag.Parse()
+	BoundMinimize()
+	os.Exit(m.Run())
 }
