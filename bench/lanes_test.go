@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/agentwire/agentwire/envelope"
-	"github.com/agentwire/agentwire/hive"
 	"github.com/agentwire/agentwire/relay"
 )
 
@@ -21,10 +20,7 @@ import (
 // BenchmarkIngest and BenchmarkSSELatency of the runs lane in the same `go test -bench . ./bench`
 // run:
 //
-//   - BenchmarkBusFanout: hive messages end to end over real WebSockets: 8 sockets send `message`
-//     frames as fast as their answers come (each answer waits for the durable commit), and 10
-//     listener sockets follow the channel. An op is one message stored and delivered to all 10
-//     listeners; reported: messages/s, deliveries/s and the send→deliver latency p50/p99.
+//   - hive messages end to end over real WebSockets are BenchmarkBusThroughput's (bus_test.go);
 //   - BenchmarkNotifyLatency: envelopes published over HTTP on a fixed schedule (1,000/s) by 8
 //     publishers while 10 SSE subscribers stream `notifications.agent.>`; reported: the
 //     publish→stream latency p50/p99 of every (envelope, subscriber) pair, from the start of
@@ -35,128 +31,6 @@ const benchChannel = "org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/bench"
 func percentile(all []time.Duration, p float64) float64 {
 	slices.Sort(all)
 	return float64(all[min(int(p*float64(len(all))), len(all)-1)].Microseconds()) / 1000
-}
-
-func BenchmarkBusFanout(b *testing.B) {
-	const senders, listeners = 8, 10
-	srv, closeRelay := newRelay(b)
-	defer closeRelay()
-	ts := httptest.NewServer(srv.Handler())
-	defer ts.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	client := &relay.Client{BaseURL: ts.URL, HTTP: ts.Client()}
-	hello := func(c *relay.BusConn, agent string) {
-		f := hive.FrameHello{InstanceID: relay.LocalOrg, Agents: []hive.BusAgentV1{{AgentID: agent, Role: "bench", Channels: []string{benchChannel}}}}
-		if err := c.Send(ctx, f); err != nil {
-			b.Fatal(err)
-		}
-		// A round trip: the hello is applied once the refusal of an unknown frame comes back.
-		if err := c.SendRaw(ctx, []byte(`{"t":"sync"}`)); err != nil {
-			b.Fatal(err)
-		}
-		if f, _, err := c.Recv(ctx); err != nil || f.Tag() != hive.TagError {
-			b.Fatalf("hello sync: %v", err)
-		}
-	}
-	n := b.N
-	sent := make([]atomic.Int64, n)
-	samples := make([][]time.Duration, listeners)
-	var done sync.WaitGroup
-	for i := range listeners {
-		c, err := client.DialBus(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer c.CloseNow()
-		hello(c, "listener-"+strconv.Itoa(i))
-		done.Add(1)
-		go func() {
-			defer done.Done()
-			lat := make([]time.Duration, 0, n)
-			for got := 0; got < n; {
-				f, _, err := c.Recv(ctx)
-				if err != nil {
-					return
-				}
-				d, ok := f.(hive.FrameMessageDeliver)
-				if !ok {
-					continue
-				}
-				k, _ := strconv.Atoi(d.Delivery.Body.Text)
-				lat = append(lat, time.Duration(time.Now().UnixNano()-sent[k].Load()))
-				got++
-			}
-			samples[i] = lat
-		}()
-	}
-	conns := make([]*relay.BusConn, senders)
-	for i := range conns {
-		c, err := client.DialBus(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer c.CloseNow()
-		hello(c, "sender-"+strconv.Itoa(i))
-		conns[i] = c
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := time.Now()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for i, c := range conns {
-		wg.Go(func() {
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= n {
-					return
-				}
-				m := hive.AgentMessageV1{ClientMsgID: fmt.Sprintf("b%d-%d", i, k), Network: hive.NetworkOrg{Channel: benchChannel},
-					Type: hive.MessageTypeFinding, From: "sender-" + strconv.Itoa(i), Body: &hive.MessageBodyV1{Text: strconv.Itoa(k)}}
-				sent[k].Store(time.Now().UnixNano())
-				if err := c.Send(ctx, hive.FrameMessage{Message: m}); err != nil {
-					b.Error(err)
-					return
-				}
-				for { // the answer; other senders' deliveries are skipped
-					f, raw, err := c.Recv(ctx)
-					if err != nil {
-						b.Error(err)
-						return
-					}
-					if f.Tag() == hive.TagMessageStored {
-						break
-					}
-					if f.Tag() == hive.TagError {
-						b.Errorf("refused: %s", raw)
-						return
-					}
-				}
-			}
-		})
-	}
-	wg.Wait()
-	waitDone := make(chan struct{})
-	go func() { done.Wait(); close(waitDone) }()
-	select {
-	case <-waitDone:
-	case <-time.After(120 * time.Second):
-		b.Fatal("listeners did not receive every message")
-	}
-	elapsed := time.Since(start)
-	b.StopTimer()
-	var all []time.Duration
-	for _, s := range samples {
-		all = append(all, s...)
-	}
-	if len(all) != n*listeners {
-		b.Fatalf("%d deliveries, want %d", len(all), n*listeners)
-	}
-	b.ReportMetric(float64(n)/elapsed.Seconds(), "messages/s")
-	b.ReportMetric(float64(len(all))/elapsed.Seconds(), "deliveries/s")
-	b.ReportMetric(percentile(all, 0.50), "p50-ms")
-	b.ReportMetric(percentile(all, 0.99), "p99-ms")
 }
 
 func BenchmarkNotifyLatency(b *testing.B) {
