@@ -1,6 +1,7 @@
 package jetstream
 
 import (
+	"container/list"
 	"slices"
 	"sync"
 	"time"
@@ -39,8 +40,8 @@ func (ce *centry) visible(now time.Time) bool { return visibleAt(ce.expires(), n
 // written (the guard of its next write) and the entries with a seq in (covLo, covHi], every one
 // the stream holds in that range.
 type streamCache struct {
-	key        store.StreamKey
-	prev, next *streamCache // LRU list, most recent first
+	key store.StreamKey
+	el  *list.Element // in busCache.order; nil until listed
 
 	ctrN   int64
 	ctrSeq uint64
@@ -88,14 +89,14 @@ func entryBytes(e store.StreamEntry, gid, cmid string) int64 {
 // (then the streams); one stream's entries are limited to a quarter of the budget, dropping
 // its oldest. Reads outside what the cache covers go to the stream leader.
 type busCache struct {
-	mu         sync.Mutex
-	streams    map[store.StreamKey]*streamCache
-	head, tail *streamCache
-	gids       map[string]*centry
-	cmids      map[string]*centry
-	bytes      int64
-	peak       int64
-	limit      int64
+	mu      sync.Mutex
+	streams map[store.StreamKey]*streamCache
+	order   list.List // of *streamCache, most recently used first
+	gids    map[string]*centry
+	cmids   map[string]*centry
+	bytes   int64
+	peak    int64
+	limit   int64
 }
 
 func (c *busCache) init(limit int64) {
@@ -105,29 +106,11 @@ func (c *busCache) init(limit int64) {
 	c.limit = limit
 }
 
-func (c *busCache) unlink(sc *streamCache) {
-	if sc.prev != nil {
-		sc.prev.next = sc.next
-	} else if c.head == sc {
-		c.head = sc.next
-	}
-	if sc.next != nil {
-		sc.next.prev = sc.prev
-	} else if c.tail == sc {
-		c.tail = sc.prev
-	}
-	sc.prev, sc.next = nil, nil
-}
-
 func (c *busCache) touch(sc *streamCache) {
-	c.unlink(sc)
-	sc.next = c.head
-	if c.head != nil {
-		c.head.prev = sc
-	}
-	c.head = sc
-	if c.tail == nil {
-		c.tail = sc
+	if sc.el == nil {
+		sc.el = c.order.PushFront(sc)
+	} else {
+		c.order.MoveToFront(sc.el)
 	}
 }
 
@@ -158,17 +141,18 @@ func (c *busCache) stream(k store.StreamKey, create bool) *streamCache {
 // makeRoom evicts until n more bytes fit, sparing except; it reports whether they fit. c.mu
 // must be held.
 func (c *busCache) makeRoom(n int64, except *streamCache) bool {
-	for sc := c.tail; c.bytes+n > c.limit && sc != nil; {
-		prev := sc.prev
-		if sc != except {
+	for el := c.order.Back(); c.bytes+n > c.limit && el != nil; {
+		prev := el.Prev()
+		if sc := el.Value.(*streamCache); sc != except {
 			c.dropEntries(sc, len(sc.ents))
 			if c.bytes+n > c.limit {
-				c.unlink(sc)
+				c.order.Remove(el)
+				sc.el = nil
 				delete(c.streams, sc.key)
 				c.bytes -= sc.bytes
 			}
 		}
-		sc = prev
+		el = prev
 	}
 	if c.bytes+n > c.limit && except != nil {
 		// The stream itself gives up its older entries.
@@ -362,69 +346,36 @@ func (c *busCache) stats() (bytes, peak, limit int64, streams int) {
 // key goes first. Not safe for concurrent use.
 type lru struct {
 	cap   int
-	items map[string]*lruItem
-	head  *lruItem // most recent
-	tail  *lruItem
+	items map[string]*list.Element // of *lruItem
+	order list.List                // most recent first
 }
 
 type lruItem struct {
-	key        string
-	val        int64
-	prev, next *lruItem
+	key string
+	val int64
 }
 
-func newLRU(capacity int) *lru { return &lru{cap: capacity, items: map[string]*lruItem{}} }
-
-func (l *lru) unlink(it *lruItem) {
-	if it.prev != nil {
-		it.prev.next = it.next
-	} else {
-		l.head = it.next
-	}
-	if it.next != nil {
-		it.next.prev = it.prev
-	} else {
-		l.tail = it.prev
-	}
-	it.prev, it.next = nil, nil
-}
-
-func (l *lru) front(it *lruItem) {
-	it.next = l.head
-	if l.head != nil {
-		l.head.prev = it
-	}
-	l.head = it
-	if l.tail == nil {
-		l.tail = it
-	}
-}
+func newLRU(capacity int) *lru { return &lru{cap: capacity, items: map[string]*list.Element{}} }
 
 func (l *lru) get(k string) (int64, bool) {
-	it := l.items[k]
-	if it == nil {
+	el := l.items[k]
+	if el == nil {
 		return 0, false
 	}
-	l.unlink(it)
-	l.front(it)
-	return it.val, true
+	l.order.MoveToFront(el)
+	return el.Value.(*lruItem).val, true
 }
 
 // put sets k and reports whether another key was dropped to make room.
 func (l *lru) put(k string, v int64) bool {
-	if it := l.items[k]; it != nil {
-		it.val = v
-		l.unlink(it)
-		l.front(it)
+	if el := l.items[k]; el != nil {
+		el.Value.(*lruItem).val = v
+		l.order.MoveToFront(el)
 		return false
 	}
-	it := &lruItem{key: k, val: v}
-	l.items[k] = it
-	l.front(it)
+	l.items[k] = l.order.PushFront(&lruItem{key: k, val: v})
 	if len(l.items) > l.cap {
-		old := l.tail
-		l.unlink(old)
-		delete(l.items, old.key)
+		delete(l.items, l.order.Remove(l.order.Back()).(*lruItem).key)
 		return true
 	}
 	return false

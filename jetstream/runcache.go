@@ -1,6 +1,7 @@
 package jetstream
 
 import (
+	"container/list"
 	"hash/maphash"
 	"sync"
 	"unsafe"
@@ -29,10 +30,9 @@ type runState struct {
 	wmu sync.Mutex // serializes this instance's writes to the run
 
 	// Owned by runCache.mu.
-	prev, next *runState // LRU list, most recent first
-	refs       int       // callers holding the state (get without put)
-	inMap      bool
-	bytes      int64 // what the cache accounts for the state
+	el    *list.Element // in runCache.order while the state is cached; nil outside it
+	refs  int           // callers holding the state (get without put)
+	bytes int64         // what the cache accounts for the state
 
 	mu      sync.Mutex
 	known   bool   // h and headSeq were read or written
@@ -74,13 +74,13 @@ func (rs *runState) dropIDs() {
 // first; a structure that still does not fit is not built, and the operation reads the stream
 // instead. One run's index and set together are limited to a quarter of the budget.
 type runCache struct {
-	mu         sync.Mutex
-	runs       map[runKey]*runState
-	head, tail *runState
-	bytes      int64
-	peak       int64
-	limit      int64
-	seed       maphash.Seed
+	mu    sync.Mutex
+	runs  map[runKey]*runState
+	order list.List // of *runState, most recently used first
+	bytes int64
+	peak  int64
+	limit int64
+	seed  maphash.Seed
 }
 
 func (c *runCache) init(limit int64) {
@@ -92,31 +92,6 @@ func (c *runCache) init(limit int64) {
 // perRun is the most bytes one run's index and set may take.
 func (c *runCache) perRun() int64 { return c.limit / 4 }
 
-func (c *runCache) unlink(rs *runState) {
-	if rs.prev != nil {
-		rs.prev.next = rs.next
-	} else if c.head == rs {
-		c.head = rs.next
-	}
-	if rs.next != nil {
-		rs.next.prev = rs.prev
-	} else if c.tail == rs {
-		c.tail = rs.prev
-	}
-	rs.prev, rs.next = nil, nil
-}
-
-func (c *runCache) pushFront(rs *runState) {
-	rs.next = c.head
-	if c.head != nil {
-		c.head.prev = rs
-	}
-	c.head = rs
-	if c.tail == nil {
-		c.tail = rs
-	}
-}
-
 // get returns the run's state, creating an empty one, and holds it: the caller must put it
 // back. A state whose base size does not fit the budget is returned outside the cache.
 func (c *runCache) get(org, run string) *runState {
@@ -125,8 +100,7 @@ func (c *runCache) get(org, run string) *runState {
 	defer c.mu.Unlock()
 	rs := c.runs[k]
 	if rs != nil {
-		c.unlink(rs)
-		c.pushFront(rs)
+		c.order.MoveToFront(rs.el)
 		rs.refs++
 		return rs
 	}
@@ -135,9 +109,8 @@ func (c *runCache) get(org, run string) *runState {
 	n := rs.size()
 	if c.makeRoom(n, nil) {
 		rs.bytes = n
-		rs.inMap = true
 		c.runs[k] = rs
-		c.pushFront(rs)
+		rs.el = c.order.PushFront(rs)
 		c.add(n)
 	}
 	return rs
@@ -159,13 +132,13 @@ func (c *runCache) add(n int64) {
 // fit. c.mu must be held. A state that another goroutine is using (its mu held) is skipped;
 // an idle state that someone still holds loses its index and set but stays.
 func (c *runCache) makeRoom(n int64, except *runState) bool {
-	for rs := c.tail; c.bytes+n > c.limit && rs != nil; {
-		prev := rs.prev
-		if rs != except && rs.mu.TryLock() {
+	for el := c.order.Back(); c.bytes+n > c.limit && el != nil; {
+		prev := el.Prev()
+		if rs := el.Value.(*runState); rs != except && rs.mu.TryLock() {
 			if rs.refs == 0 {
-				c.unlink(rs)
+				c.order.Remove(el)
+				rs.el = nil
 				delete(c.runs, rs.key)
-				rs.inMap = false
 				c.bytes -= rs.bytes
 				rs.bytes = 0
 			} else {
@@ -177,7 +150,7 @@ func (c *runCache) makeRoom(n int64, except *runState) bool {
 			}
 			rs.mu.Unlock()
 		}
-		rs = prev
+		el = prev
 	}
 	return c.bytes+n <= c.limit
 }
@@ -187,7 +160,7 @@ func (c *runCache) makeRoom(n int64, except *runState) bool {
 func (c *runCache) resize(rs *runState) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !rs.inMap {
+	if rs.el == nil {
 		return
 	}
 	n := rs.size()
@@ -202,7 +175,7 @@ func (c *runCache) resize(rs *runState) {
 func (c *runCache) reserve(rs *runState, n int64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !rs.inMap || rs.size()-runStateBase+n > c.perRun() {
+	if rs.el == nil || rs.size()-runStateBase+n > c.perRun() {
 		return false
 	}
 	if !c.makeRoom(n, rs) {
