@@ -360,7 +360,19 @@ func (c docChecker) usage(i int, p path) error {
 	if !c.isObject(i) {
 		return vErr(p, " must be an object.")
 	}
-	for _, k := range usageNumberKeys {
+	if err := c.nonNegative(i, p, usageNumberKeys[:]); err != nil {
+		return err
+	}
+	if err := c.optString(i, "model", p, ".model must be a string."); err != nil {
+		return err
+	}
+	return c.optString(i, "provider", p, ".provider must be a string.")
+}
+
+// nonNegative checks the members of keys present in the object i, in order: each a finite
+// non-negative number.
+func (c docChecker) nonNegative(i int, p path, keys []numberKey) error {
+	for _, k := range keys {
 		s := c.member(i, k.name)
 		if s < 0 {
 			continue
@@ -372,10 +384,7 @@ func (c docChecker) usage(i int, p path) error {
 			return vErr(p, k.negative)
 		}
 	}
-	if err := c.optString(i, "model", p, ".model must be a string."); err != nil {
-		return err
-	}
-	return c.optString(i, "provider", p, ".provider must be a string.")
+	return nil
 }
 
 // limit validates an AgentLimitInfo at p (events.md §7.4).
@@ -386,17 +395,8 @@ func (c docChecker) limit(i int, p path) error {
 	if !c.isString(c.member(i, "kind")) {
 		return vErr(p, ".kind must be a string.")
 	}
-	for _, k := range limitNumberKeys {
-		s := c.member(i, k.name)
-		if s < 0 {
-			continue
-		}
-		if c.kind(s) != jsonvalue.KindNumber {
-			return vErr(p, k.notFinite)
-		}
-		if c.d.Float(s) < 0 {
-			return vErr(p, k.negative)
-		}
+	if err := c.nonNegative(i, p, limitNumberKeys[:]); err != nil {
+		return err
 	}
 	return nil
 }

@@ -17,7 +17,10 @@ const (
 )
 
 // usageNumberKeys are the numeric AgentUsage members in checking order (events.md §7.3).
-var usageNumberKeys = [...]struct{ name, notFinite, negative string }{
+// numberKey is a member that must be a non-negative finite number, with its two messages.
+type numberKey struct{ name, notFinite, negative string }
+
+var usageNumberKeys = [...]numberKey{
 	{"inputTokens", ".inputTokens must be a finite number.", ".inputTokens must be non-negative."},
 	{"cachedInputTokens", ".cachedInputTokens must be a finite number.", ".cachedInputTokens must be non-negative."},
 	{"outputTokens", ".outputTokens must be a finite number.", ".outputTokens must be non-negative."},
@@ -27,7 +30,7 @@ var usageNumberKeys = [...]struct{ name, notFinite, negative string }{
 }
 
 // limitNumberKeys are the numeric AgentLimitInfo members in checking order (events.md §7.4).
-var limitNumberKeys = [...]struct{ name, notFinite, negative string }{
+var limitNumberKeys = [...]numberKey{
 	{"limit", ".limit must be a finite number.", ".limit must be non-negative."},
 	{"used", ".used must be a finite number.", ".used must be non-negative."},
 }
