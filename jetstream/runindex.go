@@ -201,21 +201,31 @@ func (s *Store) seekStart(ctx context.Context, org, run string, after int64, ixF
 	return m.Sequence, nil
 }
 
+// splitJoiner joins the parts of an event split over several chunk messages.
+type splitJoiner struct{ buf []byte }
+
+// join returns the data of chunk c, or of the split event it completes; whole is false while
+// parts of a split event are still to come.
+func (j *splitJoiner) join(c chunkMeta, data []byte) (_ []byte, whole bool) {
+	if c.parts == 0 {
+		return data, true
+	}
+	if c.part == 1 {
+		j.buf = j.buf[:0]
+	}
+	j.buf = append(j.buf, data...)
+	return j.buf, c.part >= c.parts
+}
+
 // scanEvents calls fn with every event of the run's chunks at stream sequences from `from` up
 // to upTo, in order, joining split events; the event's Data aliases a buffer that fn must copy
 // to keep. Memory: one chunk, or one split event.
 func (s *Store) scanEvents(ctx context.Context, org, run string, from, upTo uint64, fn func(e store.Event) error) error {
-	var parts []byte
+	var parts splitJoiner
 	return s.forChunks(ctx, org, run, from, upTo, func(seq uint64, c chunkMeta, data []byte) (bool, error) {
-		if c.parts > 0 {
-			if c.part == 1 {
-				parts = parts[:0]
-			}
-			parts = append(parts, data...)
-			if c.part < c.parts {
-				return true, nil
-			}
-			data = parts
+		data, whole := parts.join(c, data)
+		if !whole {
+			return true, nil
 		}
 		evs, err := decodeEvents(data)
 		if err != nil {

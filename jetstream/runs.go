@@ -395,22 +395,16 @@ func (s *Store) readEvents(ctx context.Context, org, runID string, after int64, 
 	}
 	var out []store.Event
 	size, cut := 0, false
-	var parts []byte
+	var parts splitJoiner
 	var seen []chunkRef
 	err := s.forChunks(ctx, org, runID, from, 0, func(seq uint64, c chunkMeta, data []byte) (bool, error) {
 		seen = append(seen, chunkRef{seq: seq, first: c.first, last: c.last, part: c.part})
 		if c.last <= after {
 			return true, nil
 		}
-		if c.parts > 0 {
-			if c.part == 1 {
-				parts = parts[:0]
-			}
-			parts = append(parts, data...)
-			if c.part < c.parts {
-				return true, nil
-			}
-			data = parts
+		data, whole := parts.join(c, data)
+		if !whole {
+			return true, nil
 		}
 		evs, err := decodeEvents(data)
 		if err != nil {
