@@ -19,6 +19,7 @@ import (
 	"github.com/agentwire/agentwire/relay"
 	"github.com/agentwire/agentwire/sqlite"
 	"github.com/agentwire/agentwire/store"
+	"github.com/agentwire/agentwire/storetest"
 )
 
 // harness is a relay on a real loopback listener over a real SQLite file.
@@ -162,65 +163,18 @@ func (h *harness) checkSnapshot(org, runID string) []byte {
 
 func checkSnapshot(t testing.TB, st store.RunStore, org, runID string) []byte {
 	t.Helper()
-	snap, info, err := st.GetRun(context.Background(), org, runID)
+	state, _, info := storetest.CheckCheckpoint(t, st, org, runID)
+	cp, err := events.DecodeReducerState(state)
 	if err != nil {
-		t.Fatalf("GetRun %s/%s: %v", org, runID, err)
-	}
-	stored, err := st.ReadEvents(context.Background(), org, runID, 0, 1<<30)
-	if err != nil {
-		t.Fatalf("ReadEvents %s/%s: %v", org, runID, err)
-	}
-	var lines, covered [][]byte
-	for _, e := range stored {
-		lines = append(lines, e.Data)
-		if e.LogicalSequence <= info.SnapshotSequence {
-			covered = append(covered, e.Data)
-		}
-	}
-	if want := reduceLines(t, covered); !bytes.Equal(snap, want) {
-		t.Fatalf("checkpoint of %s (covering %d) differs from re-reducing its %d events:\n got %s\nwant %s", runID, info.SnapshotSequence, len(covered), snap, want)
-	}
-	cp, err := events.DecodeReducerState(snap)
-	tail := lines[len(covered):]
-	if err != nil {
-		t.Fatalf("checkpoint of %s does not decode: %v", runID, err)
-	}
-	for _, l := range tail {
-		ev, err := events.ParseEvent(l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if cp, err = events.Reduce(cp, ev); err != nil {
-			t.Fatalf("re-reducing %s after its checkpoint: %v", runID, err)
-		}
-	}
-	cur, want := cp.AppendJSON(nil), reduceLines(t, lines)
-	if !bytes.Equal(cur, want) {
-		t.Fatalf("checkpoint of %s plus its %d later events differs from re-reducing its %d events:\n got %s\nwant %s", runID, len(lines)-len(covered), len(lines), cur, want)
-	}
-	if info.EventCount != int64(len(lines)) {
-		t.Fatalf("eventCount %d, stored events %d", info.EventCount, len(lines))
+		t.Fatal(err)
 	}
 	if cp.Status().IsTerminal() && info.SnapshotSequence != info.LastLogicalSequence {
 		t.Fatalf("terminal run %s: checkpoint covers %d of %d", runID, info.SnapshotSequence, info.LastLogicalSequence)
 	}
-	return cur
+	return state
 }
 
-func reduceLines(t testing.TB, lines [][]byte) []byte {
-	t.Helper()
-	st := events.NewReducerState()
-	for i, l := range lines {
-		ev, err := events.ParseEvent(l)
-		if err != nil {
-			t.Fatalf("line %d: %v", i, err)
-		}
-		if st, err = events.Reduce(st, ev); err != nil {
-			t.Fatalf("line %d: %v", i, err)
-		}
-	}
-	return st.AppendJSON(nil)
-}
+func reduceLines(t testing.TB, lines [][]byte) []byte { return storetest.ReduceLines(t, lines) }
 
 func ndjson(lines [][]byte) []byte {
 	var b bytes.Buffer

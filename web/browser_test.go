@@ -20,12 +20,12 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/agentwire/agentwire/envelope"
-	"github.com/agentwire/agentwire/events"
 	"github.com/agentwire/agentwire/events/synth"
 	"github.com/agentwire/agentwire/hive"
 	"github.com/agentwire/agentwire/internal/fuzzopt"
 	"github.com/agentwire/agentwire/relay"
 	"github.com/agentwire/agentwire/sqlite"
+	"github.com/agentwire/agentwire/storetest"
 	"github.com/agentwire/agentwire/web"
 )
 
@@ -272,20 +272,7 @@ func lines(t *testing.T, n int, seed int64, ending synth.Ending, runID string) [
 	return bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
 }
 
-func reduceLines(t *testing.T, ls [][]byte) []byte {
-	t.Helper()
-	s := events.NewReducerState()
-	for _, l := range ls {
-		e, err := events.ParseEvent(l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s, err = events.Reduce(s, e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return s.AppendJSON(nil)
-}
+func reduceLines(t *testing.T, ls [][]byte) []byte { return storetest.ReduceLines(t, ls) }
 
 const pageText = `window.__agentwire.travel.view.messageText()`
 const pageTerminal = `['completed','failed','cancelled'].includes((document.querySelector('.status[data-status]')||{}).dataset?.status) && document.querySelector('.conn').dataset.state === 'ended'`

@@ -16,11 +16,11 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
-	"github.com/agentwire/agentwire/events"
 	"github.com/agentwire/agentwire/events/synth"
 	"github.com/agentwire/agentwire/jetstream"
 	"github.com/agentwire/agentwire/relay"
 	"github.com/agentwire/agentwire/store"
+	"github.com/agentwire/agentwire/storetest"
 )
 
 // cluster is three JetStream servers in process, routed to each other on loopback, each
@@ -214,64 +214,11 @@ func ndjson(lines [][]byte) []byte {
 	return b.Bytes()
 }
 
-// reduceLines re-reduces event lines from an empty state.
-func reduceLines(t testing.TB, lines [][]byte) []byte {
-	t.Helper()
-	st := events.NewReducerState()
-	for i, l := range lines {
-		ev, err := events.ParseEvent(l)
-		if err != nil {
-			t.Fatalf("line %d: %v", i, err)
-		}
-		if st, err = events.Reduce(st, ev); err != nil {
-			t.Fatalf("line %d: %v", i, err)
-		}
-	}
-	return st.AppendJSON(nil)
-}
-
-// checkSnapshot checks that the run's stored checkpoint equals re-reducing the events it
-// covers, that it plus the later events equals re-reducing them all, and that the counters
-// agree; it returns the stored event lines.
+// checkSnapshot checks the run's checkpoint and counters (storetest.CheckCheckpoint) and
+// returns its stored event lines.
 func checkSnapshot(t testing.TB, st store.RunStore, org, runID string) [][]byte {
 	t.Helper()
-	snap, info, err := st.GetRun(context.Background(), org, runID)
-	if err != nil {
-		t.Fatalf("GetRun %s/%s: %v", org, runID, err)
-	}
-	stored, err := st.ReadEvents(context.Background(), org, runID, 0, 1<<30)
-	if err != nil {
-		t.Fatalf("ReadEvents %s/%s: %v", org, runID, err)
-	}
-	var lines, covered [][]byte
-	for _, e := range stored {
-		lines = append(lines, e.Data)
-		if e.LogicalSequence <= info.SnapshotSequence {
-			covered = append(covered, e.Data)
-		}
-	}
-	if want := reduceLines(t, covered); !bytes.Equal(snap, want) {
-		t.Fatalf("checkpoint of %s (covering %d) differs from re-reducing its %d events", runID, info.SnapshotSequence, len(covered))
-	}
-	cp, err := events.DecodeReducerState(snap)
-	if err != nil {
-		t.Fatalf("checkpoint of %s does not decode: %v", runID, err)
-	}
-	for _, l := range lines[len(covered):] {
-		ev, err := events.ParseEvent(l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if cp, err = events.Reduce(cp, ev); err != nil {
-			t.Fatalf("re-reducing %s after its checkpoint: %v", runID, err)
-		}
-	}
-	if cur, want := cp.AppendJSON(nil), reduceLines(t, lines); !bytes.Equal(cur, want) {
-		t.Fatalf("checkpoint of %s plus its %d later events differs from re-reducing its %d events", runID, len(lines)-len(covered), len(lines))
-	}
-	if info.EventCount != int64(len(lines)) {
-		t.Fatalf("%s: eventCount %d, stored events %d", runID, info.EventCount, len(lines))
-	}
+	_, lines, _ := storetest.CheckCheckpoint(t, st, org, runID)
 	return lines
 }
 
