@@ -176,32 +176,8 @@ func testRuns(t *testing.T, ctx context.Context, c *cluster, relays []*node) []s
 func testBus(t *testing.T, ctx context.Context, relays []*node) {
 	const perWriter = 15
 	want := len(channels) * 3 * perWriter
-	dial := func(n *node, agent string) *relay.BusConn {
-		t.Helper()
-		conn, err := n.client.DialBus(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = conn.CloseNow() })
-		if err := conn.Send(ctx, hive.FrameHello{InstanceID: "local", Agents: []hive.BusAgentV1{{AgentID: agent, Role: "coder", Channels: channels}}}); err != nil {
-			t.Fatal(err)
-		}
-		// A round trip: the hello is applied once an unknown frame is answered.
-		if err := conn.SendRaw(ctx, []byte(`{"t":"hologram"}`)); err != nil {
-			t.Fatal(err)
-		}
-		for {
-			f, _, err := conn.Recv(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, ok := f.(hive.FrameError); ok {
-				return conn
-			}
-		}
-	}
-	reader := dial(relays[1], "reader")
-	writerWS := dial(relays[2], "writer")
+	reader := presenceSocket(t, ctx, relays[1], "reader", channels...)
+	writerWS := presenceSocket(t, ctx, relays[2], "writer", channels...)
 	var wg sync.WaitGroup
 	for w, n := range []*node{relays[0], relays[2]} {
 		wg.Go(func() {
