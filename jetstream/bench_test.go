@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	"github.com/agentwire/agentwire/jetstream"
 	"github.com/agentwire/agentwire/sqlite"
 	"github.com/agentwire/agentwire/store"
+	"github.com/agentwire/agentwire/storetest"
 )
 
 // benchEvent is the event of sqlite's BenchmarkIngest: a text delta of about 400 bytes.
@@ -92,72 +91,45 @@ func rawIngest(b *testing.B, batch, writers int) {
 		b.Fatal(err)
 	}
 	last := make([]int64, writers)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, writers)
-	b.ReportAllocs()
-	b.ResetTimer()
+	evs := make([][]store.Event, writers)
+	runs := make([]string, writers)
 	for w := range writers {
-		wg.Go(func() {
-			run := fmt.Sprintf("run-%d", w)
-			evs := make([]store.Event, batch)
-			for next.Add(1) <= int64(b.N) {
-				for i := range evs {
-					evs[i] = benchEvent(run, last[w]+1+int64(i))
-				}
-				msgs := jetstream.RunBatchMsgs("bench", run, evs, benchSnapshot, 1<<20-16<<10)
-				if _, err := jetstreamext.PublishMsgBatch(ctx, js, msgs, jetstreamext.BatchFlowControl{AckFirst: false, AckTimeout: 10 * time.Second}); err != nil {
-					errs <- err
-					return
-				}
-				last[w] += int64(batch)
-			}
-		})
+		evs[w], runs[w] = make([]store.Event, batch), fmt.Sprintf("run-%d", w)
 	}
-	wg.Wait()
-	b.StopTimer()
-	close(errs)
-	for err := range errs {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(b.N)*float64(batch)/b.Elapsed().Seconds(), "events/s")
+	storetest.RunParallel(b, writers, batch, func(w int) error {
+		run := runs[w]
+		for i := range evs[w] {
+			evs[w][i] = benchEvent(run, last[w]+1+int64(i))
+		}
+		msgs := jetstream.RunBatchMsgs("bench", run, evs[w], benchSnapshot, 1<<20-16<<10)
+		if _, err := jetstreamext.PublishMsgBatch(ctx, js, msgs, jetstreamext.BatchFlowControl{AckFirst: false, AckTimeout: 10 * time.Second}); err != nil {
+			return err
+		}
+		last[w] += int64(batch)
+		return nil
+	})
 }
 
 func ingest(b *testing.B, s store.Store, batch, writers int) {
 	ctx := context.Background()
 	last := make([]int64, writers)
 	events := make([][]store.Event, writers)
+	runs := make([]string, writers)
 	for w := range writers {
-		events[w] = make([]store.Event, batch)
+		events[w], runs[w] = make([]store.Event, batch), fmt.Sprintf("run-%d", w)
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, writers)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for w := range writers {
-		wg.Go(func() {
-			run := fmt.Sprintf("run-%d", w)
-			for next.Add(1) <= int64(b.N) {
-				evs := events[w]
-				for i := range evs {
-					evs[i] = benchEvent(run, last[w]+1+int64(i))
-				}
-				if _, err := s.AppendRun(ctx, "bench", run, store.AppendRequest{
-					ExpectedLastLogicalSequence: last[w], Events: evs, Snapshot: benchSnapshot, Status: "running",
-				}); err != nil {
-					errs <- err
-					return
-				}
-				last[w] += int64(batch)
-			}
-		})
-	}
-	wg.Wait()
-	b.StopTimer()
-	close(errs)
-	for err := range errs {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(b.N)*float64(batch)/b.Elapsed().Seconds(), "events/s")
+	storetest.RunParallel(b, writers, batch, func(w int) error {
+		run := runs[w]
+		evs := events[w]
+		for i := range evs {
+			evs[i] = benchEvent(run, last[w]+1+int64(i))
+		}
+		if _, err := s.AppendRun(ctx, "bench", run, store.AppendRequest{
+			ExpectedLastLogicalSequence: last[w], Events: evs, Snapshot: benchSnapshot, Status: "running",
+		}); err != nil {
+			return err
+		}
+		last[w] += int64(batch)
+		return nil
+	})
 }

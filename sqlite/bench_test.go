@@ -8,12 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/agentwire/agentwire/sqlite"
 	"github.com/agentwire/agentwire/store"
+	"github.com/agentwire/agentwire/storetest"
 )
 
 // benchEvent is a realistic message.part.delta line (about 300 bytes).
@@ -55,39 +55,11 @@ func BenchmarkIngest(b *testing.B) {
 			for _, kind := range []string{"store", "raw"} {
 				b.Run(fmt.Sprintf("batch=%d/writers=%d/%s", batch, writers, kind), func(b *testing.B) {
 					op := newTarget(b, kind, batch, writers)
-					runParallel(b, writers, batch, op)
+					storetest.RunParallel(b, writers, batch, op)
 				})
 			}
 		}
 	}
-}
-
-// runParallel runs b.N ops split across writers goroutines; op gets the writer index and
-// returns an error to stop the benchmark.
-func runParallel(b *testing.B, writers, batch int, op func(w int) error) {
-	b.Helper()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, writers)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for w := range writers {
-		wg.Go(func() {
-			for next.Add(1) <= int64(b.N) {
-				if err := op(w); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	b.StopTimer()
-	close(errs)
-	for err := range errs {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(b.N)*float64(batch)/b.Elapsed().Seconds(), "events/s")
 }
 
 func newTarget(b *testing.B, kind string, batch, writers int) func(w int) error {
@@ -256,7 +228,7 @@ func BenchmarkAppendMessage(b *testing.B) {
 			k := store.OrgStream("bench", "org:org_acme/vault:3f6c1e9a0b7d4c2e8f5a1b6c9d0e7f42/general")
 			counters := make([]int, writers)
 			now := time.Now()
-			runParallel(b, writers, 1, func(w int) error {
+			storetest.RunParallel(b, writers, 1, func(w int) error {
 				counters[w]++
 				_, _, err := s.AppendMessage(context.Background(), store.MessageWrite{
 					Stream: k, SenderOrg: "bench", SenderInstance: fmt.Sprintf("inst-%d", w),
@@ -282,7 +254,7 @@ func BenchmarkAppendEnvelope(b *testing.B) {
 			b.Cleanup(func() { s.Close() })
 			counters := make([]int, writers)
 			now := time.Now()
-			runParallel(b, writers, 1, func(w int) error {
+			storetest.RunParallel(b, writers, 1, func(w int) error {
 				counters[w]++
 				_, dup, err := s.AppendEnvelope(context.Background(), "bench", store.EnvelopeWrite{
 					Subject:   "notifications.github.acme.widgets.pr.42",
