@@ -35,6 +35,11 @@
 // queues behind megabytes of snapshot. The writer keeps the runs rows it has read or written
 // (runCache): an append to a known run does not read its row or checkpoint sequence again.
 //
+// WAL checkpoints (copying committed pages back into the database file) run on a connection
+// of their own after commits, at most every 100 ms (walckpt.go), not inside a COMMIT; the
+// writer checkpoints itself only once the WAL passes 16 MiB, which is when the WAL file
+// starts again from its beginning.
+//
 // # Sequences
 //
 // What must be assigned is assigned inside the write transaction, from counters stored in the

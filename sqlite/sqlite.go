@@ -90,6 +90,7 @@ type Store struct {
 	conn *sql.Conn // owned by the writer goroutine
 	rdb  *sql.DB   // query-only readers
 	w    *writer
+	ckpt *walCheckpointer // WAL checkpoints beside the writer (walckpt.go)
 
 	mu     sync.RWMutex // guards closed against the send on w.reqs
 	closed bool
@@ -97,7 +98,8 @@ type Store struct {
 	runs, streams, envs store.Hub     // change notifications per lane
 	tail                *streamTail   // the recent messages of each stream (streamtail.go)
 	clientIDs           clientFilters // which S9 keys were never stored (clientfilter.go)
-	// bg ends the background work (the filter's scans) at Close; bgWG waits for it.
+	// bg ends the background work (the filter's scans, the WAL checkpointer) at Close; bgWG
+	// waits for it.
 	bg     context.Context
 	bgStop context.CancelFunc
 	bgWG   sync.WaitGroup
@@ -165,7 +167,9 @@ func (s *Store) open() error {
 	var err error
 	// synchronous=FULL: in WAL mode the WAL is fsynced at every commit, so a returned commit
 	// is durable (relay.md §4). NORMAL would only fsync at checkpoints.
-	s.wdb, err = sql.Open("sqlite", dsn(s.path, busy, "journal_mode(WAL)", "synchronous(FULL)"))
+	// The writer checkpoints only past walGuardPages; walCheckpointer does it before then.
+	s.wdb, err = sql.Open("sqlite", dsn(s.path, busy, "journal_mode(WAL)", "synchronous(FULL)",
+		fmt.Sprintf("wal_autocheckpoint(%d)", walGuardPages)))
 	if err != nil {
 		return fmt.Errorf("sqlite: open %s: %w", s.path, err)
 	}
@@ -221,8 +225,12 @@ func (s *Store) open() error {
 			return fmt.Errorf("sqlite: prepare %q: %w", p.q, err)
 		}
 	}
+	if s.ckpt, err = openWALCheckpointer(s.path, busy); err != nil {
+		return err
+	}
 	go s.w.run()
 	s.bg, s.bgStop = context.WithCancel(context.Background())
+	s.bgWG.Go(func() { s.ckpt.run(s.bg) })
 	s.rebuildClientFilter()
 	return nil
 }
@@ -299,6 +307,9 @@ func (s *Store) closeDBs() error {
 	}
 	if s.rdb != nil {
 		errs = append(errs, s.rdb.Close())
+	}
+	if s.ckpt != nil {
+		errs = append(errs, s.ckpt.close())
 	}
 	if s.wdb != nil {
 		errs = append(errs, s.wdb.Close())

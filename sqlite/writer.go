@@ -632,6 +632,7 @@ func (w *writer) commitGroup(group []writeOp) {
 				fail(groupErr)
 			} else {
 				committed = true
+				w.s.ckpt.poke()
 				w.cache.commit()
 				if w.dropped {
 					w.s.tail.reset()

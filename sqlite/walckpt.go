@@ -1,0 +1,89 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync/atomic"
+	"time"
+)
+
+// WAL checkpoints off the writer.
+//
+// In WAL mode SQLite's default is that the connection whose COMMIT takes the WAL past 1,000
+// pages copies the WAL's pages back into the database file and fsyncs it, inside that
+// COMMIT: every few megabytes one group of callers waits for the copy (11 % of the writer's
+// CPU with 1,000-event batches, and the long tail of commit latency). Here a goroutine with
+// a connection of its own runs PASSIVE checkpoints after commits, at most one every
+// walCheckpointGap, so the copy runs beside the writer. A PASSIVE checkpoint never waits for
+// the writer or for readers; it copies what no reader still needs.
+//
+// The WAL file only starts again from its beginning when a write transaction begins with
+// every frame copied, which a checkpointer on another connection rarely sees while writes
+// keep coming. So the writer connection keeps SQLite's own checkpoint, at walGuardPages: the
+// WAL grows to about that size, then the writer's COMMIT copies what the checkpointer has not
+// yet (the last few milliseconds of commits) and the next transaction starts the WAL again.
+// If the checkpointer cannot keep up, the same guard bounds the WAL as before, only later.
+const (
+	walGuardPages    = 4096 // 16 MiB of 4 KiB pages
+	walCheckpointGap = 100 * time.Millisecond
+)
+
+// walCheckpointer owns the checkpoint connection; only its goroutine uses it.
+type walCheckpointer struct {
+	db   *sql.DB
+	kick chan struct{}
+	runs atomic.Int64 // checkpoints run (tests)
+}
+
+func openWALCheckpointer(path, busy string) (*walCheckpointer, error) {
+	// synchronous=FULL: a checkpoint fsyncs the WAL before copying and the database after.
+	db, err := sql.Open("sqlite", dsn(path, busy, "synchronous(FULL)"))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	return &walCheckpointer{db: db, kick: make(chan struct{}, 1)}, nil
+}
+
+// poke asks for a checkpoint after a commit; it never blocks the writer.
+func (c *walCheckpointer) poke() {
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+// run checkpoints after pokes until ctx ends. An error (a closed file, a full disk) is left
+// to the writer, whose COMMITs meet the same file: the next poke tries again.
+func (c *walCheckpointer) run(ctx context.Context) {
+	conn, err := c.db.Conn(ctx)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	gap := time.NewTimer(0)
+	defer gap.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.kick:
+		}
+		var busy, log, copied int64
+		if err := conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &log, &copied); err == nil {
+			c.runs.Add(1)
+		}
+		gap.Reset(walCheckpointGap)
+		select {
+		case <-ctx.Done():
+			return
+		case <-gap.C:
+		}
+	}
+}
+
+func (c *walCheckpointer) close() error { return c.db.Close() }

@@ -1,0 +1,77 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agentwire/agentwire/store"
+	"github.com/agentwire/agentwire/storetest"
+)
+
+// TestWALCheckpointedBesideTheWriter: committed pages reach the database file while the WAL
+// is still far below the writer's own checkpoint threshold (so the checkpointer copied them),
+// and while writes keep coming the WAL file stays near that threshold (the writer's guard
+// starts it again) instead of growing with the data.
+func TestWALCheckpointedBesideTheWriter(t *testing.T) {
+	path := filepath.Join(t.TempDir(), DefaultFileName)
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	size := func(p string) int64 {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	const eventBytes, perBatch = 16 << 10, 64 // 1 MiB a batch
+	pad := bytes.Repeat([]byte("x"), eventBytes)
+	var last int64
+	appendBatch := func() {
+		t.Helper()
+		events := storetest.Batch("r", storetest.Seqs(last+1, perBatch)...)
+		for i := range events {
+			events[i].Data = append(events[i].Data[:len(events[i].Data)-1:len(events[i].Data)-1], `,"pad":"`...)
+			events[i].Data = append(append(events[i].Data, pad...), `"}`...)
+		}
+		req := store.AppendRequest{ExpectedLastLogicalSequence: last, Events: events, Status: "running"}
+		if last == 0 {
+			req.Snapshot = storetest.Snapshot(perBatch, perBatch)
+		}
+		if _, err := s.AppendRun(context.Background(), "org", "r", req); err != nil {
+			t.Fatal(err)
+		}
+		last += perBatch
+	}
+
+	before := size(path)
+	appendBatch() // ~1 MiB of WAL: a sixteenth of the guard
+	if wal := size(path + "-wal"); wal >= walGuardPages*4096/4 {
+		t.Fatalf("WAL is %d bytes after one batch", wal)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for size(path) < before+eventBytes*perBatch/2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("database file %d → %d bytes: the batch was not checkpointed (%d checkpoints)", before, size(path), s.ckpt.runs.Load())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	for range 64 { // four times the guard
+		appendBatch()
+	}
+	// The WAL file keeps its largest size: the guard plus the group that crossed it, and the
+	// frames of the groups committed while the checkpoint that restarts it was running.
+	if wal, max := size(path+"-wal"), int64(walGuardPages*4096*3/2); wal > max {
+		t.Fatalf("WAL file reached %d bytes while writing %d MiB (bound %d)", wal, 64, max)
+	}
+	if s.ckpt.runs.Load() == 0 {
+		t.Fatal("no checkpoint ran")
+	}
+}
