@@ -32,6 +32,11 @@ type Metrics struct {
 	checkpoints      prometheus.Counter
 	checkpointErrors prometheus.Counter
 
+	// The store's WAL (the sqlite backend's background checkpointer).
+	walCheckpoints      prometheus.Histogram
+	walFrames           prometheus.Gauge
+	walCheckpointErrors prometheus.Counter
+
 	// The byte-bounded caches (relay.md §3).
 	stateCacheBytes     prometheus.Gauge
 	stateCacheRuns      prometheus.Gauge
@@ -102,6 +107,19 @@ func NewMetrics() *Metrics {
 			Name: "agentwire_store_commit_errors_total",
 			Help: "Group commits that failed as a whole.",
 		}),
+		walCheckpoints: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "agentwire_store_wal_checkpoint_seconds",
+			Help:    "Duration of the store's background WAL checkpoints (copy back into the database file and fsyncs).",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16),
+		}),
+		walFrames: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "agentwire_store_wal_frames",
+			Help: "Frames in the store's WAL after its last background checkpoint (it starts again from 0 past about 4,096; growing beyond means readers hold it).",
+		}),
+		walCheckpointErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "agentwire_store_wal_checkpoint_errors_total",
+			Help: "Background WAL checkpoints that failed.",
+		}),
 	}
 	m.envelopes = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "agentwire_envelopes_total",
@@ -152,6 +170,7 @@ func NewMetrics() *Metrics {
 	reg.MustRegister(m.envelopes, m.messages, m.busSockets, m.receipts, m.sweeps)
 	reg.MustRegister(m.requests, m.ingested, m.streamed, m.duplicates, m.refusals, m.conflicts, m.subscribers,
 		m.slowDisconnects, m.fanoutLag, m.commit, m.commitEvents, m.commitErrors,
+		m.walCheckpoints, m.walFrames, m.walCheckpointErrors,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -176,6 +195,20 @@ func (m *Metrics) ObserveCommit(d time.Duration, events int, err error) {
 	}
 	m.commit.Observe(d.Seconds())
 	m.commitEvents.Observe(float64(events))
+}
+
+// ObserveWALCheckpoint records one background WAL checkpoint of the store (the sqlite
+// backend's OnWALCheckpoint hook feeds it): its duration and the WAL's size after it.
+func (m *Metrics) ObserveWALCheckpoint(d time.Duration, frames int, err error) {
+	if m == nil {
+		return
+	}
+	if err != nil {
+		m.walCheckpointErrors.Inc()
+		return
+	}
+	m.walCheckpoints.Observe(d.Seconds())
+	m.walFrames.Set(float64(frames))
 }
 
 func (m *Metrics) request(route string, code int) {

@@ -63,6 +63,10 @@ type Options struct {
 	// ends, successful or not (the relay's store commit latency histogram, relay.md §2
 	// Operations). It must return quickly.
 	OnCommit func(CommitInfo)
+
+	// OnWALCheckpoint, when set, is called by the background WAL checkpointer after each
+	// checkpoint it runs (the relay's WAL metrics). It must return quickly.
+	OnWALCheckpoint func(WALCheckpointInfo)
 }
 
 // CommitInfo describes one group transaction, for [Options.OnCommit].
@@ -225,7 +229,7 @@ func (s *Store) open() error {
 			return fmt.Errorf("sqlite: prepare %q: %w", p.q, err)
 		}
 	}
-	if s.ckpt, err = openWALCheckpointer(s.path, busy); err != nil {
+	if s.ckpt, err = openWALCheckpointer(s.path, busy, s.opts.OnWALCheckpoint); err != nil {
 		return err
 	}
 	go s.w.run()

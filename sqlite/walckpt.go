@@ -29,14 +29,29 @@ const (
 	walCheckpointGap = 100 * time.Millisecond
 )
 
+// WALCheckpointInfo describes one checkpoint of the background checkpointer, for
+// [Options.OnWALCheckpoint].
+type WALCheckpointInfo struct {
+	// Frames is the number of frames (pages) in the WAL when the checkpoint ended, Copied how
+	// many of them are now in the database file: fewer while a reader still needs older
+	// pages. The WAL starts again from frame 0 once it passes about 4,096 frames; a Frames
+	// that keeps growing past that means readers hold it.
+	Frames, Copied int
+	// Duration is the time the checkpoint took (copy and fsyncs).
+	Duration time.Duration
+	// Err is the checkpoint's error, nil when it ran.
+	Err error
+}
+
 // walCheckpointer owns the checkpoint connection; only its goroutine uses it.
 type walCheckpointer struct {
 	db   *sql.DB
 	kick chan struct{}
-	runs atomic.Int64 // checkpoints run (tests)
+	on   func(WALCheckpointInfo) // Options.OnWALCheckpoint
+	runs atomic.Int64            // checkpoints run (tests)
 }
 
-func openWALCheckpointer(path, busy string) (*walCheckpointer, error) {
+func openWALCheckpointer(path, busy string, on func(WALCheckpointInfo)) (*walCheckpointer, error) {
 	// synchronous=FULL: a checkpoint fsyncs the WAL before copying and the database after.
 	db, err := sql.Open("sqlite", dsn(path, busy, "synchronous(FULL)"))
 	if err != nil {
@@ -46,7 +61,7 @@ func openWALCheckpointer(path, busy string) (*walCheckpointer, error) {
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
-	return &walCheckpointer{db: db, kick: make(chan struct{}, 1)}, nil
+	return &walCheckpointer{db: db, kick: make(chan struct{}, 1), on: on}, nil
 }
 
 // poke asks for a checkpoint after a commit; it never blocks the writer.
@@ -74,8 +89,20 @@ func (c *walCheckpointer) run(ctx context.Context) {
 		case <-c.kick:
 		}
 		var busy, log, copied int64
-		if err := conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &log, &copied); err == nil {
-			c.runs.Add(1)
+		start := time.Now()
+		err := conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &log, &copied)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err == nil && busy != 0:
+			// The writer's own checkpoint was running: nothing was done here.
+		default:
+			if err == nil {
+				c.runs.Add(1)
+			}
+			if c.on != nil {
+				c.on(WALCheckpointInfo{Frames: int(log), Copied: int(copied), Duration: time.Since(start), Err: err})
+			}
 		}
 		gap.Reset(walCheckpointGap)
 		select {

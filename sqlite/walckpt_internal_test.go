@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,7 +19,13 @@ import (
 // starts it again) instead of growing with the data.
 func TestWALCheckpointedBesideTheWriter(t *testing.T) {
 	path := filepath.Join(t.TempDir(), DefaultFileName)
-	s, err := Open(path, Options{})
+	var mu sync.Mutex
+	var seen []WALCheckpointInfo
+	s, err := Open(path, Options{OnWALCheckpoint: func(ci WALCheckpointInfo) {
+		mu.Lock()
+		seen = append(seen, ci)
+		mu.Unlock()
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,5 +80,17 @@ func TestWALCheckpointedBesideTheWriter(t *testing.T) {
 	}
 	if s.ckpt.runs.Load() == 0 {
 		t.Fatal("no checkpoint ran")
+	}
+	// Every checkpoint was reported, with the WAL it left (0 frames when the writer had just
+	// started it again).
+	mu.Lock()
+	defer mu.Unlock()
+	if int64(len(seen)) != s.ckpt.runs.Load() {
+		t.Fatalf("%d checkpoints reported, %d ran", len(seen), s.ckpt.runs.Load())
+	}
+	for _, ci := range seen {
+		if ci.Err != nil || ci.Frames < 0 || ci.Copied < 0 || ci.Copied > ci.Frames || ci.Duration <= 0 {
+			t.Fatalf("checkpoint reported as %+v", ci)
+		}
 	}
 }

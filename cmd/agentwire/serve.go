@@ -268,9 +268,14 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 			nm.watch(st.(*jetstreamStore).Conn())
 		}
 	} else {
-		st, err = sqlite.Open(filepath.Join(o.data, sqlite.DefaultFileName), sqlite.Options{OnCommit: func(ci sqlite.CommitInfo) {
-			metrics.ObserveCommit(ci.Duration, ci.Events, ci.Err)
-		}})
+		st, err = sqlite.Open(filepath.Join(o.data, sqlite.DefaultFileName), sqlite.Options{
+			OnCommit: func(ci sqlite.CommitInfo) {
+				metrics.ObserveCommit(ci.Duration, ci.Events, ci.Err)
+			},
+			OnWALCheckpoint: func(ci sqlite.WALCheckpointInfo) {
+				metrics.ObserveWALCheckpoint(ci.Duration, ci.Frames, ci.Err)
+			},
+		})
 	}
 	if err != nil {
 		return &exitError{code: 1, msg: fmt.Sprintf("cannot open store: %v", err)}
