@@ -22,7 +22,8 @@ import (
 // every frame copied, which a checkpointer on another connection rarely sees while writes
 // keep coming. So the writer connection keeps SQLite's own checkpoint, at walGuardPages: the
 // WAL grows to about that size, then the writer's COMMIT copies what the checkpointer has not
-// yet (the last few milliseconds of commits) and the next transaction starts the WAL again.
+// yet (the commits since its last pass, at most about walCheckpointGap of them) and the next
+// transaction starts the WAL again.
 // If the checkpointer cannot keep up, the same guard bounds the WAL as before, only later.
 // The WAL file can pass the guard by what is committed while a background checkpoint holds
 // the checkpoint lock (the writer's attempt then finds it busy and the next commit tries
