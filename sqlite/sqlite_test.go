@@ -283,6 +283,29 @@ func TestSchemaVersioning(t *testing.T) {
 	})
 }
 
+// TestCloseReleasesTheFile: after Close no connection is left open, so SQLite has copied the
+// WAL into the database file and removed the -wal and -shm files. (Three of the writer's
+// prepared statements used to stay open: the connection then outlived Close and left both.)
+func TestCloseReleasesTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), sqlite.DefaultFileName)
+	s, err := sqlite.Open(path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AppendRun(context.Background(), "o", "r", store.AppendRequest{Events: storetest.Batch("r", 1, 2),
+		Snapshot: storetest.Snapshot(2, 2), Status: "running"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if _, err := os.Stat(path + suffix); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s after Close: %v", suffix, err)
+		}
+	}
+}
+
 // TestCloseDrainsQueue: Close while writers are busy answers every queued call with its real
 // outcome; afterwards calls get ErrClosed. What was acknowledged is exactly what is stored.
 func TestCloseDrainsQueue(t *testing.T) {

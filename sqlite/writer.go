@@ -134,7 +134,26 @@ func newWriter(ctx context.Context, s *Store) (*writer, error) {
 	if err := w.conn.QueryRowContext(ctx, `SELECT update_seq, clock FROM store_state WHERE id = 1`).Scan(&w.updateSeq, &w.clock); err != nil {
 		return nil, fmt.Errorf("sqlite: read store state: %w", err)
 	}
-	stmts := []stmtDef{
+	for _, p := range w.allDefs() {
+		st, err := w.conn.PrepareContext(ctx, p.q)
+		if err != nil {
+			w.closeStmts()
+			return nil, fmt.Errorf("sqlite: prepare %q: %w", p.q, err)
+		}
+		*p.st = st
+	}
+	return w, nil
+}
+
+// stmtDef is a statement to prepare and where to keep it.
+type stmtDef struct {
+	st **sql.Stmt
+	q  string
+}
+
+// defs lists the writer's own statements of the runs lane.
+func (w *writer) defs() []stmtDef {
+	return []stmtDef{
 		{&w.begin, `BEGIN IMMEDIATE`},
 		{&w.commit, `COMMIT`},
 		{&w.rollback, `ROLLBACK`},
@@ -153,36 +172,23 @@ func newWriter(ctx context.Context, s *Store) (*writer, error) {
 		{&w.seqTaken, `SELECT EXISTS (SELECT 1 FROM run_events WHERE run = ? AND seq = ?)`},
 		{&w.updState, `UPDATE store_state SET update_seq = ?, clock = ? WHERE id = 1`},
 	}
-	stmts = append(stmts, w.bus.defs()...)
-	stmts = append(stmts, w.state.defs()...)
-	stmts = append(stmts, w.env.defs()...)
-	for _, p := range stmts {
-		st, err := w.conn.PrepareContext(ctx, p.q)
-		if err != nil {
-			w.closeStmts()
-			return nil, fmt.Errorf("sqlite: prepare %q: %w", p.q, err)
-		}
-		*p.st = st
-	}
-	return w, nil
 }
 
-// stmtDef is a statement to prepare and where to keep it.
-type stmtDef struct {
-	st **sql.Stmt
-	q  string
+// allDefs is every statement the writer prepares: newWriter prepares them and closeStmts
+// closes them from this one list, so none is left open (an unclosed statement keeps the
+// connection alive past Close, and with it the WAL file).
+func (w *writer) allDefs() []stmtDef {
+	defs := w.defs()
+	defs = append(defs, w.bus.defs()...)
+	defs = append(defs, w.state.defs()...)
+	return append(defs, w.env.defs()...)
 }
 
 func (w *writer) closeStmts() error {
 	var errs []error
-	all := []*sql.Stmt{w.begin, w.commit, w.rollback, w.savepoint, w.release, w.rollbackTo,
-		w.selRun, w.insRun, w.updRun, w.insEvent, w.seqTaken, w.updState, w.selCheckpoint, w.putCheckpoint}
-	for _, d := range append(append(w.bus.defs(), w.state.defs()...), w.env.defs()...) {
-		all = append(all, *d.st)
-	}
-	for _, st := range all {
-		if st != nil {
-			errs = append(errs, st.Close())
+	for _, d := range w.allDefs() {
+		if *d.st != nil {
+			errs = append(errs, (*d.st).Close())
 		}
 	}
 	return errors.Join(errs...)
