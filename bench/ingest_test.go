@@ -11,11 +11,11 @@ import (
 	"net/url"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/agentwire/agentwire/relay"
 	"github.com/agentwire/agentwire/sqlite"
+	"github.com/agentwire/agentwire/storetest"
 
 	_ "modernc.org/sqlite" // the raw ceiling uses the same driver
 )
@@ -84,35 +84,15 @@ func BenchmarkIngest(b *testing.B) {
 	}
 }
 
-// parallel runs b.N batches split across writers and reports events/s.
+// parallel runs b.N batches split across writers (storetest.RunParallel), each writer with
+// its own run state, and reports events/s.
 func parallel(b *testing.B, writers, size int, op func(w *writerState) error) {
 	b.Helper()
 	states := make([]*writerState, writers)
 	for i := range states {
 		states[i] = &writerState{id: i}
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, writers)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for _, w := range states {
-		wg.Go(func() {
-			for next.Add(1) <= int64(b.N) {
-				if err := op(w); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	b.StopTimer()
-	close(errs)
-	for err := range errs {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(b.N)*float64(size)/b.Elapsed().Seconds(), "events/s")
+	storetest.RunParallel(b, writers, size, func(w int) error { return op(states[w]) })
 }
 
 func newRelay(b *testing.B) (*relay.Server, func()) {
