@@ -263,11 +263,7 @@ func benchBusSockets(b *testing.B, senders, window, rate int) {
 	}
 	wg.Wait()
 	answered := time.Since(start)
-	waitDone := make(chan struct{})
-	go func() { delivered.Wait(); close(waitDone) }()
-	select {
-	case <-waitDone:
-	case <-time.After(120 * time.Second):
+	if !waitWithin(&delivered, 120*time.Second) {
 		got := make([]int64, listeners)
 		for i := range got {
 			got[i] = progress[i].Load()

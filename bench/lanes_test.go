@@ -112,11 +112,7 @@ func BenchmarkNotifyLatency(b *testing.B) {
 	}
 	wg.Wait()
 	publishTime := time.Since(start)
-	waitDone := make(chan struct{})
-	go func() { done.Wait(); close(waitDone) }()
-	select {
-	case <-waitDone:
-	case <-time.After(120 * time.Second):
+	if !waitWithin(&done, 120*time.Second) {
 		b.Fatal("subscribers did not receive every envelope")
 	}
 	b.StopTimer()

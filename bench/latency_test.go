@@ -180,11 +180,7 @@ func benchLatency(b *testing.B, runs, subscribers, rate int) {
 	for err := range errs {
 		b.Fatal(err)
 	}
-	waitDone := make(chan struct{})
-	go func() { done.Wait(); close(waitDone) }()
-	select {
-	case <-waitDone:
-	case <-time.After(60 * time.Second):
+	if !waitWithin(&done, 60*time.Second) {
 		b.Fatal("subscribers did not receive every event")
 	}
 	b.StopTimer()
