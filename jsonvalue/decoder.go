@@ -706,19 +706,24 @@ func (d *Decoder) scanString() (b []byte, esc bool, err error) {
 	return nil, false, d.syntax(len(data))
 }
 
-// plainWord reports whether all eight bytes of w are plainASCII: none is a control character,
-// `"`, `\` or a byte of a multi-byte character. It uses the exact "has a byte less than n" and
-// "has a zero byte" tests of the bit-twiddling folklore: (x − n·ones) &^ x has a high bit set
-// when some byte of x is below n (n ≤ 128); a zero byte of w ^ c·ones is a byte equal to c.
-func plainWord(w uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	control := (w - 0x20*ones) &^ w
-	q := w ^ '"'*ones
-	quote := (q - ones) &^ q
-	b := w ^ '\\'*ones
-	backslash := (b - ones) &^ b
-	return (control|quote|backslash|w)&highs == 0
+const wordOnes, wordHighs = 0x0101010101010101, 0x8080808080808080
+
+// escapeBits has some high bit (wordHighs) set exactly when some byte of w needs an RFC 8785
+// escape: a control character, `"` or `\`. It uses the exact "has a byte less than n" and "has a zero
+// byte" tests of the bit-twiddling folklore: (x − n·ones) &^ x has a high bit set when some
+// byte of x is below n (n ≤ 128); a zero byte of w ^ c·ones is a byte equal to c.
+func escapeBits(w uint64) uint64 {
+	control := (w - 0x20*wordOnes) &^ w
+	q := w ^ '"'*wordOnes
+	quote := (q - wordOnes) &^ q
+	b := w ^ '\\'*wordOnes
+	backslash := (b - wordOnes) &^ b
+	return control | quote | backslash
 }
+
+// plainWord reports whether all eight bytes of w are plainASCII: none is a control character,
+// `"`, `\` or a byte of a multi-byte character.
+func plainWord(w uint64) bool { return (escapeBits(w)|w)&wordHighs == 0 }
 
 // plainASCII marks the bytes a string holds as they are: ASCII except controls, `"` and `\`.
 var plainASCII = func() (t [256]bool) {

@@ -358,16 +358,8 @@ func loadWord(s string, i int) uint64 {
 }
 
 // escapeWord reports whether a byte of w needs an RFC 8785 escape: a control character, `"`
-// or `\` (the tests of plainWord, without its test for bytes of multi-byte characters).
-func escapeWord(w uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	control := (w - 0x20*ones) &^ w
-	q := w ^ '"'*ones
-	quote := (q - ones) &^ q
-	b := w ^ '\\'*ones
-	backslash := (b - ones) &^ b
-	return (control|quote|backslash)&highs != 0
-}
+// or `\` (plainWord also refuses the bytes of multi-byte characters).
+func escapeWord(w uint64) bool { return escapeBits(w)&wordHighs != 0 }
 
 // appendEscape appends the RFC 8785 escape of a byte that needsEscape marks.
 func appendEscape(dst []byte, c byte) []byte {
