@@ -417,17 +417,7 @@ func (c docChecker) stringMember(i int, name string) error {
 	return nil
 }
 
-func (c docChecker) role(i int) (Role, error) {
-	switch Role(c.plainString(i)) {
-	case RoleUser:
-		return RoleUser, nil
-	case RoleAssistant:
-		return RoleAssistant, nil
-	case RoleTool:
-		return RoleTool, nil
-	}
-	return "", &ValidationError{Message: "Agent event role is unsupported."}
-}
+func (c docChecker) role(i int) (Role, error) { return parseRole(c.plainString(i)) }
 
 // eventType maps the `type` string node to its constant ("" for no protocol-1 type). The
 // constant, not the view of the scratch text, is what the Event keeps.

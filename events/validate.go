@@ -285,13 +285,16 @@ func (c *checker) member(s slot, name string) (string, error) {
 
 func (c *checker) role(s slot) (Role, error) {
 	r, _ := c.str(s.v)
-	switch Role(r) {
-	case RoleUser:
-		return RoleUser, nil
-	case RoleAssistant:
-		return RoleAssistant, nil
-	case RoleTool:
-		return RoleTool, nil
+	return parseRole(r)
+}
+
+// parseRole maps a `role` value to its Role constant (never to s itself, which may be a view
+// of a reused buffer); both checkers use it.
+func parseRole(s string) (Role, error) {
+	for _, r := range [...]Role{RoleUser, RoleAssistant, RoleTool} {
+		if Role(s) == r {
+			return r, nil
+		}
 	}
 	return "", &ValidationError{Message: "Agent event role is unsupported."}
 }
