@@ -84,16 +84,27 @@ func eachLine(data []byte, fn func([]byte) error) error {
 	return nil
 }
 
-func BenchmarkReduceNDJSON100k(b *testing.B) {
+// bench100k times fn over the 100k-event run b.N times and reports throughput (bytes and
+// events/s) and cpu-ns/event.
+func bench100k(b *testing.B, fn func(data []byte)) {
 	data := run100k(b)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.StopTimer()
 	b.ResetTimer()
 	var clock cpuClock
-	var snapshot []byte
 	for i := 0; i < b.N; i++ {
 		clock.startTimer(b)
+		fn(data)
+		clock.stopTimer(b)
+	}
+	b.ReportMetric(float64(benchEvents)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	clock.report(b, benchEvents*b.N)
+}
+
+func BenchmarkReduceNDJSON100k(b *testing.B) {
+	var snapshot []byte
+	bench100k(b, func(data []byte) {
 		s := events.NewReducerState()
 		err := eachLine(data, func(line []byte) error {
 			e, err := events.ParseEvent(line)
@@ -107,24 +118,14 @@ func BenchmarkReduceNDJSON100k(b *testing.B) {
 			b.Fatal(err)
 		}
 		snapshot = s.AppendJSON(snapshot[:0])
-		clock.stopTimer(b)
-	}
-	b.ReportMetric(float64(benchEvents)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
-	clock.report(b, benchEvents*b.N)
+	})
 	if len(snapshot) == 0 {
 		b.Fatal("empty snapshot")
 	}
 }
 
 func BenchmarkTokenizeNDJSON100k(b *testing.B) {
-	data := run100k(b)
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	b.StopTimer()
-	b.ResetTimer()
-	var clock cpuClock
-	for i := 0; i < b.N; i++ {
-		clock.startTimer(b)
+	bench100k(b, func(data []byte) {
 		dec := jsontext.NewDecoder(bytes.NewReader(data))
 		tokens := 0
 		for {
@@ -140,33 +141,20 @@ func BenchmarkTokenizeNDJSON100k(b *testing.B) {
 		if tokens == 0 {
 			b.Fatal("no tokens")
 		}
-		clock.stopTimer(b)
-	}
-	b.ReportMetric(float64(benchEvents)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
-	clock.report(b, benchEvents*b.N)
+	})
 }
 
 // BenchmarkParseNDJSON100k is the ParseEvent share of BenchmarkReduceNDJSON100k: the same
 // lines parsed, validated and fingerprinted, the events dropped.
 func BenchmarkParseNDJSON100k(b *testing.B) {
-	data := run100k(b)
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	b.StopTimer()
-	b.ResetTimer()
-	var clock cpuClock
-	for i := 0; i < b.N; i++ {
-		clock.startTimer(b)
+	bench100k(b, func(data []byte) {
 		if err := eachLine(data, func(line []byte) error {
 			_, err := events.ParseEvent(line)
 			return err
 		}); err != nil {
 			b.Fatal(err)
 		}
-		clock.stopTimer(b)
-	}
-	b.ReportMetric(float64(benchEvents)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
-	clock.report(b, benchEvents*b.N)
+	})
 }
 
 // BenchmarkReduceOnly100k is the Reduce share of BenchmarkReduceNDJSON100k: the same run,
