@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -121,10 +120,8 @@ func benchAppendMessage(b *testing.B, writers int) {
 
 func benchBusSockets(b *testing.B, senders, window, rate int) {
 	const listeners = 10
-	srv, closeRelay := newRelay(b)
-	defer closeRelay()
-	ts := httptest.NewServer(srv.Handler())
-	defer ts.Close()
+	_, ts, stop := serveRelay(b)
+	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	client := &relay.Client{BaseURL: ts.URL, HTTP: ts.Client()}

@@ -111,6 +111,17 @@ func newRelay(b *testing.B) (*relay.Server, func()) {
 	}
 }
 
+// serveRelay is newRelay behind an HTTP server on loopback; stop closes both.
+func serveRelay(b *testing.B) (*relay.Server, *httptest.Server, func()) {
+	b.Helper()
+	srv, closeRelay := newRelay(b)
+	ts := httptest.NewServer(srv.Handler())
+	return srv, ts, func() {
+		ts.Close()
+		closeRelay()
+	}
+}
+
 func joinLines(lines [][]byte) []byte {
 	n := 0
 	for _, l := range lines {
@@ -124,10 +135,8 @@ func joinLines(lines [][]byte) []byte {
 }
 
 func benchHTTP(b *testing.B, size, writers int) {
-	srv, closeRelay := newRelay(b)
-	defer closeRelay()
-	ts := httptest.NewServer(srv.Handler())
-	defer ts.Close()
+	_, ts, stop := serveRelay(b)
+	defer stop()
 	// A 64 KiB write buffer, as the CLI's client has: a 1,000-event body (~400 KB) goes in
 	// 64 KiB writes instead of net/http's default 4 KiB ones.
 	tr := &http.Transport{MaxIdleConnsPerHost: writers, WriteBufferSize: 64 << 10}

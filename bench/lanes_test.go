@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strconv"
 	"sync"
@@ -35,10 +34,8 @@ func percentile(all []time.Duration, p float64) float64 {
 
 func BenchmarkNotifyLatency(b *testing.B) {
 	const publishers, subscribers, rate = 8, 10, 1000
-	srv, closeRelay := newRelay(b)
-	defer closeRelay()
-	ts := httptest.NewServer(srv.Handler())
-	defer ts.Close()
+	_, ts, stop := serveRelay(b)
+	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	tr := &http.Transport{MaxIdleConnsPerHost: publishers + subscribers + 4}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"github.com/agentwire/agentwire/internal/cputime"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strconv"
 	"sync"
@@ -57,10 +56,8 @@ type latencyRun struct {
 }
 
 func benchLatency(b *testing.B, runs, subscribers, rate int) {
-	srv, closeRelay := newRelay(b)
-	defer closeRelay()
-	ts := httptest.NewServer(srv.Handler())
-	defer ts.Close()
+	srv, ts, stop := serveRelay(b)
+	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	tr := &http.Transport{MaxIdleConnsPerHost: runs*subscribers + runs + 4, ReadBufferSize: 64 << 10, WriteBufferSize: 64 << 10}
